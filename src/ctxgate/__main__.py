@@ -1,0 +1,5 @@
+"""``python -m ctxgate``."""
+
+from ctxgate.cli import main
+
+main()

@@ -1,0 +1,34 @@
+"""Archive configuration values: retention, redaction and view budgets (frozen, with units)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_ARCHIVE_POLICY", "ArchivePolicy"]
+
+HOUR = 3600
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArchivePolicy:
+    """How the archive stores, keeps and shows entries."""
+
+    backend: str = "sqlite"
+    """Store backend: ``"sqlite"`` (embedded default), ``"memory"`` or ``"redis"``."""
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    """Redis URL when ``backend == "redis"``."""
+    ttl_seconds: int = 48 * HOUR
+    """Time to live of an entry in seconds, refreshed on read and re-store."""
+    max_disk_bytes: int = 500_000_000
+    """Disk cap of stored (compressed) bytes; least-recently-used entries are evicted past it."""
+    redact: bool = True
+    """Redact secrets (keys, tokens, private keys, passwords) before storage."""
+    extra_redact_patterns: tuple[str, ...] = ()
+    """Additional regular expressions whose matches are redacted."""
+    expand_max_tokens: int = 4_000
+    """Token budget of one ``expand`` view (o200k_base, or an estimate); the view pages past it."""
+    tokenizer: str = "o200k_base"
+    """Tokenizer named in token counts; ``"estimate"`` counts from bytes."""
+
+
+DEFAULT_ARCHIVE_POLICY = ArchivePolicy()

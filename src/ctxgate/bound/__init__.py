@@ -1,0 +1,1 @@
+"""bound package."""
