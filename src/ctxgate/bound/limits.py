@@ -29,8 +29,8 @@ __all__ = [
     "refuse",
 ]
 
-HARD_MAX_DEPTH = 512
-"""Nesting cap kept even when ``max_depth`` is disabled (it also stops a cyclic record)."""
+HARD_MAX_DEPTH = 200
+"""Nesting cap kept even when ``max_depth`` is disabled (the walk recurses per level)."""
 CODE_TOO_LARGE = "record_too_large"
 """Error code: the byte overflow is not in tool output (rule ``max_bytes``)."""
 CODE_LIMIT = "record_limit_exceeded"

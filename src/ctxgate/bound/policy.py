@@ -60,7 +60,7 @@ class BoundPolicy:
     max_nodes: int = DEFAULT_MAX_NODES
     """Most JSON values in a record (values); 0 disables."""
     max_depth: int = DEFAULT_MAX_DEPTH
-    """Most container nesting levels (levels); 0 disables (a hard cap of 512 remains)."""
+    """Most container nesting levels (levels); 0 disables (a hard cap of 200 remains)."""
     max_array_length: int = DEFAULT_MAX_ARRAY_LENGTH
     """Most elements in one array (elements); 0 disables."""
     max_object_entries: int = DEFAULT_MAX_OBJECT_ENTRIES
@@ -86,6 +86,9 @@ class BoundPolicy:
                 raise ConfigError(f"bound.{name} is {value!r}; it must be an integer >= 0")
         if self.max_bytes == 0:
             raise ConfigError("bound.max_bytes is 0; the byte bound cannot be disabled")
+        from ctxgate.bound.selectors import parse_selectors
+
+        parse_selectors(self.selectors)
 
 
 DEFAULT_BOUND_POLICY = BoundPolicy()

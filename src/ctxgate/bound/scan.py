@@ -71,6 +71,7 @@ class _Walker:
         self.candidates: list[Candidate] = []
         self.fixed_bytes = -1
         self.fixed_path = ""
+        self.open: set[int] = set()  # ids of the containers on the current path
 
     def advance(self, states, best, token):
         """Step the selector states over ``token``; ``best`` is (length, -index, keep)."""
@@ -103,9 +104,15 @@ class _Walker:
         if isinstance(value, dict | list | tuple):
             if depth + 1 > self.depth_cap:
                 raise refuse("max_depth", json_pointer(self.path), depth + 1, self.depth_cap)
+            if id(value) in self.open:
+                raise not_json(json_pointer(self.path), "a cycle (a container inside itself)")
+            self.open.add(id(value))
             if isinstance(value, dict):
-                return self.visit_object(value, depth + 1, states, best, tool)
-            return self.visit_array(value, depth + 1, states, best, tool)
+                size = self.visit_object(value, depth + 1, states, best, tool)
+            else:
+                size = self.visit_array(value, depth + 1, states, best, tool)
+            self.open.discard(id(value))
+            return size
         try:
             size = scalar_size(value)
         except (TypeError, ValueError):

@@ -61,7 +61,18 @@ def plan_level(sizes: list[int], floors: list[int], atomic: list[bool], allowanc
             lo = mid
         else:
             hi = mid
-    return [target(i, lo) for i in indexes]
+    targets = [target(i, lo) for i in indexes]
+    # Bytes left below the allowance (integer rounding, or an atomic part dropped whole
+    # just under the level) go back to the cut strings, in document order.
+    spare = allowance - sum(targets)
+    for i in indexes:
+        if spare <= 0:
+            break
+        if not atomic[i] and targets[i] < sizes[i]:
+            give = min(spare, sizes[i] - targets[i])
+            targets[i] += give
+            spare -= give
+    return targets
 
 
 def plan_widest(sizes: list[int], floors: list[int], atomic: list[bool], allowance: int
