@@ -1,4 +1,4 @@
-"""Archive configuration values: retention, redaction and view budgets (frozen, with units)."""
+"""Archive configuration values: retention, redaction, storage and view budgets (frozen, with units)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,19 @@ class ArchivePolicy:
     """Token budget of one ``expand`` view (o200k_base, or an estimate); the view pages past it."""
     tokenizer: str = "o200k_base"
     """Tokenizer named in token counts; ``"estimate"`` counts from bytes."""
+    compression_level: int = 1
+    """zstd level of stored chunks (1 = fastest of the normal levels; up to 19)."""
+    exact_tokens_max_bytes: int = 1_048_576
+    """Entries up to this many bytes get an exact token count; larger ones a labelled estimate."""
+    grep_max_matches: int = 200
+    """Matching lines shown by ``--grep`` when ``--max-matches`` is not given (the total is
+    always counted)."""
+    grep_timeout_seconds: float = 20.0
+    """Wall-time limit of one ``--grep`` scan, seconds (a regex that backtracks is stopped)."""
+    json_max_bytes: int = 64 * 1_048_576
+    """Largest single JSON document ``--json``/``--keys`` parse, bytes (JSON Lines: per line)."""
+    touch_interval_seconds: float = 60.0
+    """Reads refresh an entry's expiry at most this often, seconds (fewer write transactions)."""
 
 
 DEFAULT_ARCHIVE_POLICY = ArchivePolicy()

@@ -1,1 +1,1 @@
-"""stores package."""
+"""Archive store backends: the ArchiveStore protocol and its embedded implementations."""

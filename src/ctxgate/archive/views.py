@@ -1,0 +1,122 @@
+"""Bounded rendering of archive slices: decoding notes, line gutter, token budget, ``next:`` hints.
+
+Only views decode; stored bytes stay exactly as they came. Decoding is deterministic: invalid
+UTF-8 becomes U+FFFD, ANSI escape sequences are removed, other control characters (NUL, lone
+CR, ESC ...) are shown as Unicode control pictures (``␀``, ``␍``), a CR before the newline is
+dropped; each kind is counted and reported in a ``note:`` line.
+
+A view must fit a token budget. Rows are gathered under a byte estimate (``max_tokens`` times
+:data:`~ctxgate.tokens.ESTIMATE_BYTES_PER_TOKEN`), then checked: a text of at most ``max_tokens``
+UTF-8 bytes always fits (every token is at least one byte), anything larger is counted with the
+named tokenizer and trimmed row by row until it fits. When rows were cut the last line says
+exactly how to get the next page (``next: --lines 401:600``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ctxgate.tokens import ESTIMATE, ESTIMATE_BYTES_PER_TOKEN, count_tokens
+
+__all__ = ["Budget", "DecodeStats", "clip_utf8", "decode_row", "fit_rows"]
+
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PICTURES = {c: chr(0x2400 + c) for c in range(0x20)} | {0x7F: "\u2421"}
+_PICTURES_NO_TAB = {k: v for k, v in _PICTURES.items() if k not in (9, 10)}
+
+
+@dataclass(kw_only=True)
+class DecodeStats:
+    """Counts of what decoding changed, reported as notes."""
+
+    invalid: int = 0
+    nul: int = 0
+    control: int = 0
+    ansi: int = 0
+    crlf: int = 0
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.invalid:
+            out.append(f"note: {self.invalid} invalid UTF-8 sequence(s) shown as U+FFFD "
+                       "(stored bytes unchanged; --bytes shows exact offsets)")
+        if self.nul:
+            out.append(f"note: {self.nul} NUL byte(s) shown as \u2400 (binary content?)")
+        if self.control:
+            out.append(f"note: {self.control} control character(s) shown as control pictures")
+        if self.ansi:
+            out.append(f"note: {self.ansi} ANSI escape sequence(s) removed")
+        if self.crlf:
+            out.append("note: CRLF line endings (CR not shown)")
+        return out
+
+
+def decode_row(raw: bytes, stats: DecodeStats, *, strip_cr: bool = True) -> str:
+    """Decode one line (without its newline) for display, counting what changed."""
+    if strip_cr and raw.endswith(b"\r"):
+        raw = raw[:-1]
+        stats.crlf += 1
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("utf-8", "replace")
+        stats.invalid += text.count("\ufffd") - raw.count("\ufffd".encode())
+    if "\x1b" in text:
+        text, n = _ANSI.subn("", text)
+        stats.ansi += n
+    if _CONTROL.search(text):
+        nul = text.count("\x00")
+        stats.nul += nul
+        stats.control += len(_CONTROL.findall(text)) - nul
+        text = text.translate(_PICTURES_NO_TAB)
+    return text
+
+
+def clip_utf8(data: bytes, limit: int) -> bytes:
+    """The longest prefix of ``data`` of at most ``limit`` bytes that ends on a UTF-8 boundary."""
+    if len(data) <= limit:
+        return data
+    cut = limit
+    # Step back over continuation bytes (10xxxxxx), at most 3.
+    while cut > 0 and limit - cut < 3 and (data[cut] & 0xC0) == 0x80:
+        cut -= 1
+    return data[:cut]
+
+
+class Budget:
+    """A view's token budget (named tokenizer, or the labelled estimate)."""
+
+    def __init__(self, max_tokens: int, tokenizer: str = "o200k_base") -> None:
+        self.max_tokens = max(1, int(max_tokens))
+        self.tokenizer = tokenizer
+        self.max_bytes = int(self.max_tokens * ESTIMATE_BYTES_PER_TOKEN)
+        """Byte estimate used while gathering rows, bytes."""
+
+    def fits(self, text: str) -> bool:
+        """Whether ``text`` is within ``max_tokens``."""
+        nbytes = len(text.encode("utf-8", "surrogatepass"))
+        if nbytes <= self.max_tokens:
+            return True
+        if self.tokenizer == ESTIMATE:
+            return nbytes <= self.max_bytes
+        return count_tokens(text, self.tokenizer).count <= self.max_tokens
+
+    def label(self) -> str:
+        return f"{self.max_tokens} tokens ({self.tokenizer})"
+
+
+def fit_rows(build: Callable[[int], str], n: int, budget: Budget) -> int:
+    """Largest ``k`` in ``[1, n]`` with ``build(k)`` within budget (1 when even one row is over)."""
+    if n <= 1 or budget.fits(build(n)):
+        return n
+    lo, hi = 1, n - 1  # build(n) does not fit; find the largest fitting k
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if budget.fits(build(mid)):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

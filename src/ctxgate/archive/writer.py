@@ -1,0 +1,131 @@
+"""Ingest: redact, chunk, compress and commit one entry from bytes, a stream or incremental writes.
+
+Memory stays constant: the redactor holds a 16 KiB tail, the chunker one 1 MiB chunk, and
+compressed chunks are flushed to the store every :data:`FLUSH_CHUNKS` chunks under a fresh blob
+key. The record (and the last chunks) is committed in one transaction when the stream ends, at
+which point the content's sha256 is known and becomes the id.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from ctxgate.archive.chunks import Chunker
+from ctxgate.archive.entry import Entry, EntryMeta
+from ctxgate.archive.stores.base import EntryRecord
+
+if TYPE_CHECKING:
+    from ctxgate.archive.archive import Archive
+
+__all__ = ["FLUSH_CHUNKS", "EntryWriter"]
+
+FLUSH_CHUNKS = 8
+"""Compressed chunks buffered before a write transaction, chunks (at most ~8 MiB)."""
+
+
+class EntryWriter:
+    """Incremental writer returned by :meth:`Archive.writer`; ``finish()`` returns the Entry.
+
+    Leaving the ``with`` block without ``finish()`` finalizes anyway, and an exception inside
+    the block still stores what was written (then propagates).
+    """
+
+    def __init__(self, archive: Archive, meta: EntryMeta) -> None:
+        self._archive = archive
+        self._meta = meta
+        policy = archive.policy
+        self._redactor = archive._new_redactor()
+        self._chunker = Chunker(level=policy.compression_level)
+        self._blob = secrets.token_hex(16)
+        self._pending: list[bytes] = []
+        self._flushed = 0
+        self._started = time.time()
+        self.entry: Entry | None = None
+        """The stored entry once finished."""
+
+    def __enter__(self) -> EntryWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self.entry is None:
+            self.finish(truncated=True if exc_type is not None else None)
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes accepted so far (before redaction), bytes."""
+        return self._accepted
+
+    _accepted = 0
+
+    def write(self, data: bytes) -> int:
+        """Add bytes (any chunk sizes); returns ``len(data)``."""
+        if self.entry is not None:
+            raise ValueError("archive writer already finished")
+        if not data:
+            return 0
+        data = bytes(data)
+        n = len(data)
+        self._accepted += n
+        if self._redactor is not None:
+            data = self._redactor.feed(data)
+        self._add(self._chunker.feed(data))
+        return n
+
+    def _add(self, chunks: list[bytes]) -> None:
+        if not chunks:
+            return
+        self._pending.extend(chunks)
+        if len(self._pending) >= FLUSH_CHUNKS:
+            self._archive.store.write_chunks(self._blob, self._flushed, self._pending)
+            self._flushed += len(self._pending)
+            self._pending = []
+
+    def abort(self) -> None:
+        """Drop everything written (nothing is stored)."""
+        self._archive.store.discard(self._blob)
+        self._pending = []
+
+    def finish(
+        self,
+        *,
+        exit_code: int | None = None,
+        reason: str | None = None,
+        truncated: bool | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> Entry:
+        """Commit the entry; arguments override the metadata given at the start."""
+        if self.entry is not None:
+            return self.entry
+        if self._redactor is not None:
+            self._add(self._chunker.feed(self._redactor.flush()))
+        tail = self._chunker.close()
+        self._pending.extend(tail)
+        chunker = self._chunker
+        meta = self._meta
+        tokens = meta.tokens or self._archive._count_tokens(chunker)
+        now = time.time()
+        info: dict[str, Any] = {
+            "tool": meta.tool, "command": meta.command, "source": meta.source,
+            "session_id": meta.session_id,
+            "exit_code": meta.exit_code if exit_code is None else exit_code,
+            "reason": meta.reason if reason is None else reason,
+            "truncated": bool(truncated),
+            "redactions": self._redactor.count if self._redactor is not None else 0,
+            "redaction": self._redactor is not None,
+            "extra": {**meta.extra, **(extra or {})},
+            "tokens": asdict(tokens) if tokens is not None else None,
+        }
+        record = EntryRecord(
+            id=chunker.digest, blob=self._blob, raw_bytes=chunker.size,
+            stored_bytes=chunker.stored, lines=chunker.lines, created_at=now,
+            last_access=now, expires_at=now + self._archive.policy.ttl_seconds,
+            pinned=False, chunk_index=chunker.index().pack(), meta=info,
+        )
+        stored = self._archive.store.commit(record, self._pending, self._flushed)
+        self._pending = []
+        self.entry = self._archive._entry(stored)
+        self._archive._after_store()
+        return self.entry
