@@ -18,6 +18,7 @@ from runtime failures, because the CLI maps them to different exit codes (2 and 
     │       ├── DecisionTimeout     the backend chain did not answer within its deadline
     │       ├── MalformedAnswer     missing, NaN, out-of-range or unparseable answer
     │       └── RequestTooLarge     the request exceeds the backend's limits (never sent)
+    │   └── ToolDenied              a gated Python tool was not run; carries the verdict
     └── BoundError                  a record could not be bounded
         └── RecordBoundError        refused: an overflow that cutting tool output cannot cure
 
@@ -43,6 +44,7 @@ __all__ = [
     "RecordBoundError",
     "RequestTooLarge",
     "StoreUnavailable",
+    "ToolDenied",
     "UsageError",
 ]
 
@@ -168,3 +170,15 @@ class RecordBoundError(BoundError):
             "unit": self.unit,
             "message": str(self),
         }
+
+
+class ToolDenied(GateError):
+    """A gated Python tool was not run: the gate denied it (or it awaits approval).
+
+    ``str()`` is the gate's reason, written for the model; ``verdict`` is the full
+    :class:`ctxgate.gate.Verdict`.
+    """
+
+    def __init__(self, message: str, *, verdict: object = None):
+        super().__init__(message)
+        self.verdict = verdict

@@ -1,1 +1,42 @@
-"""gate package."""
+"""The tool gate: judge every tool call before it runs, and fail closed.
+
+Names resolve lazily (``import ctxgate.gate`` loads nothing heavy); see ``docs/gate.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY: dict[str, str] = {
+    "ApprovalRequest": "ctxgate.gate.gate",
+    "ArgumentView": "ctxgate.gate.argviews",
+    "AuditLog": "ctxgate.gate.audit",
+    "FunctionDecisionModel": "ctxgate.gate.backends.function",
+    "GateCheck": "ctxgate.gate.policy",
+    "GatePolicy": "ctxgate.gate.policy",
+    "Omission": "ctxgate.gate.argviews",
+    "ToolCall": "ctxgate.gate.gate",
+    "ToolGate": "ctxgate.gate.gate",
+    "UserRequest": "ctxgate.gate.request",
+    "Verdict": "ctxgate.gate.verdict",
+    "extract_user_request": "ctxgate.gate.request",
+    "fit_arguments": "ctxgate.gate.argviews",
+    "gated": "ctxgate.gate.wrap",
+    "is_read_only": "ctxgate.gate.fastpath",
+    "prompt_approver": "ctxgate.gate.approval",
+    "render_denial": "ctxgate.gate.verdict",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ctxgate.gate' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,14 +1,108 @@
-"""Gate configuration values: thresholds, budgets, full views, fast path, escalation."""
+"""Gate configuration values: thresholds, questions, checks, budgets, full views, fast path.
+
+Every invalid value raises :class:`~ctxgate.errors.ConfigError` when the policy is built
+(threshold outside [0, 1] or NaN, an empty, duplicate or built-in check id, a bad JSON pointer,
+a budget of 0), so a misconfigured gate fails at start-up rather than silently never (or
+always) firing.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
-__all__ = ["DEFAULT_GATE_POLICY", "GatePolicy"]
+from ctxgate.errors import ConfigError
+
+__all__ = [
+    "BUILTIN_QUESTION_IDS",
+    "DEFAULT_DESTRUCTIVE_QUESTION",
+    "DEFAULT_GATE_POLICY",
+    "DEFAULT_REQUESTED_QUESTION",
+    "DESTRUCTIVE_FALSE_CRITERIA",
+    "DESTRUCTIVE_TRUE_CRITERIA",
+    "GateCheck",
+    "GatePolicy",
+    "check_threshold",
+]
+
+DEFAULT_DESTRUCTIVE_QUESTION = (
+    "Would executing `tool_call` delete, overwrite, or irreversibly change data or external "
+    "state — files, databases, remote systems, or messages sent to other people?"
+)
+DESTRUCTIVE_TRUE_CRITERIA = (
+    "The call removes or replaces existing data, or changes something outside the "
+    "conversation that cannot easily be undone."
+)
+DESTRUCTIVE_FALSE_CRITERIA = (
+    "The call only reads, lists or searches, or creates something new without replacing "
+    "anything."
+)
+DEFAULT_REQUESTED_QUESTION = (
+    "Is `tool_call` something the user asked for in `user_request`, or a direct step toward "
+    "what they asked for?"
+)
+BUILTIN_QUESTION_IDS = frozenset({"destructive", "requested"})
+
+DEFAULT_TIMEOUT_SECONDS = 5.0
+DEFAULT_ARG_BUDGET_CHARS = 48_000
+DEFAULT_USER_REQUEST_MAX_CHARS = 8_000
+DEFAULT_CACHE_TTL_SECONDS = 300.0
+DEFAULT_SHORT_REPLY_CHARS = 40
+
+
+def check_threshold(name: str, value: float) -> float:
+    """Return ``value`` if it is a probability in [0, 1].
+
+    Raises:
+        ConfigError: it is not a number, is NaN, or lies outside [0, 1].
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) \
+            or not 0.0 <= value <= 1.0:
+        raise ConfigError(f"{name} must be a probability in [0, 1], got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateCheck:
+    """An extra yes/no question asked on every call; denies at or above its threshold."""
+
+    id: str
+    """Answer id; not empty, not ``destructive``/``requested``, unique in a gate."""
+    question: str
+    """The question; refer to the state's parts in backticks (`tool_call`, `user_request`)."""
+    deny_at_or_above: float = 0.5
+    """The call is denied when P(yes) reaches this."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not self.id.strip():
+            raise ConfigError("a tool gate check id must not be empty; give it a short name")
+        if self.id in BUILTIN_QUESTION_IDS:
+            raise ConfigError(
+                f"tool gate check id {self.id!r} collides with a built-in question; rename it"
+            )
+        if not isinstance(self.question, str) or not self.question.strip():
+            raise ConfigError(f"tool gate check {self.id!r} has an empty question")
+        check_threshold(f"check {self.id!r} threshold", self.deny_at_or_above)
 
 
 def _default_full_views() -> dict[str, tuple[str, ...]]:
     return {"bash": ("/command",)}
+
+
+def _default_shell_tools() -> dict[str, str]:
+    return {"bash": "/command"}
+
+
+def _default_markers() -> tuple[str, ...]:
+    from ctxgate.gate.request import DEFAULT_COMPACTION_MARKERS
+
+    return DEFAULT_COMPACTION_MARKERS
+
+
+def _default_injected() -> tuple[str, ...]:
+    from ctxgate.gate.request import DEFAULT_INJECTED_PREFIXES
+
+    return DEFAULT_INJECTED_PREFIXES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -19,30 +113,82 @@ class GatePolicy:
     """Deny when P(destructive) reaches this ..."""
     requested_threshold: float = 0.7
     """... and P(requested) stays below this."""
-    timeout_seconds: float = 5.0
+    destructive_question: str = DEFAULT_DESTRUCTIVE_QUESTION
+    """The destructive question (its true/false criteria stay the built-in ones)."""
+    requested_question: str = DEFAULT_REQUESTED_QUESTION
+    """The requested question."""
+    checks: tuple[GateCheck, ...] = ()
+    """Extra checks asked on every call, in order."""
+    timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     """Deadline of the whole backend chain, seconds."""
-    arg_budget_chars: int = 48_000
+    arg_budget_chars: int = DEFAULT_ARG_BUDGET_CHARS
     """Character budget of the serialized arguments (code points, JSON escapes counted)."""
-    user_request_max_chars: int = 8_000
+    user_request_max_chars: int = DEFAULT_USER_REQUEST_MAX_CHARS
     """The user request sent is cut to this many code points (head and tail)."""
     full_views: dict[str, tuple[str, ...]] = field(default_factory=_default_full_views)
     """Per tool, JSON pointers of arguments judged whole (never shortened); ``""`` is all."""
     fast_path: bool = True
     """Allow provably read-only shell commands without a model call."""
-    cache_ttl_seconds: float = 300.0
+    shell_tools: dict[str, str] = field(default_factory=_default_shell_tools)
+    """Tools whose argument at the JSON pointer is a shell command (fast-path candidates)."""
+    cache_ttl_seconds: float = DEFAULT_CACHE_TTL_SECONDS
     """Verdict cache lifetime, seconds; 0 disables."""
+    audit: bool = True
+    """Record every decision in the ``gate_audit`` table of ``<home>/archive.db``."""
     max_consecutive_denials: int = 3
     """After this many denials in a row the reason tells the model to stop and ask."""
     max_total_denials: int = 20
     """After this many denials in a run the reason tells the model to stop and ask."""
+    compaction_markers: tuple[str, ...] = field(default_factory=_default_markers)
+    """Prefixes of a user message marking a compaction boundary."""
+    injected_prefixes: tuple[str, ...] = field(default_factory=_default_injected)
+    """Prefixes of user-role messages the agent loop injected (skipped)."""
+    short_reply_chars: int = DEFAULT_SHORT_REPLY_CHARS
+    """A reply under this many code points to an assistant question carries that question."""
     backend: str = "local"
-    """Decision backend: ``"local"`` (offline embedding classifier), ``"openai"``, ``"structured"``."""
+    """Decision backend: ``"local"``, ``"openai"``, ``"structured"``, or ``"module:attr"``."""
     base_url: str = "http://127.0.0.1:8080/v1"
     """OpenAI-compatible endpoint for the ``openai`` backend."""
     model: str = ""
     """Model name sent to a remote backend."""
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key (the key itself is never configured)."""
+
+    def __post_init__(self) -> None:
+        from ctxgate.gate.pointers import validate_pointer
+
+        check_threshold("destructive threshold", self.destructive_threshold)
+        check_threshold("requested threshold", self.requested_threshold)
+        for name in ("arg_budget_chars", "user_request_max_chars", "short_reply_chars"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ConfigError(f"gate {name} must be a whole number above 0, got {value!r}")
+        t = self.timeout_seconds
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not (t > 0 and math.isfinite(t)):
+            raise ConfigError(f"gate timeout_seconds must be a positive number, got {t!r}")
+        if not self.cache_ttl_seconds >= 0:
+            raise ConfigError(
+                f"gate cache_ttl_seconds must be 0 (off) or more, got {self.cache_ttl_seconds!r}"
+            )
+        for name in ("max_consecutive_denials", "max_total_denials"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"gate {name} must be at least 1, got {getattr(self, name)!r}")
+        for tool, pointers in self.full_views.items():
+            if isinstance(pointers, str):
+                raise ConfigError(
+                    f"gate full_views[{tool!r}] must be a list of JSON pointers, got {pointers!r}"
+                )
+            for p in pointers:
+                validate_pointer(p, what=f"full view of tool {tool!r}")
+        for tool, p in self.shell_tools.items():
+            validate_pointer(p, what=f"shell command pointer of tool {tool!r}")
+        seen: set[str] = set()
+        for check in self.checks:
+            if check.id in seen:
+                raise ConfigError(f"tool gate check id {check.id!r} is used twice; rename one")
+            seen.add(check.id)
+        if not all(isinstance(m, str) and m for m in self.compaction_markers):
+            raise ConfigError("gate compaction_markers must be non-empty strings")
 
 
 DEFAULT_GATE_POLICY = GatePolicy()

@@ -10,6 +10,7 @@ that a yes/no question about the state is true. A backend implements one corouti
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,14 +19,24 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from ctxgate.errors import MalformedAnswer, RequestTooLarge
 
 __all__ = [
+    "ESTIMATE_BYTES_PER_TOKEN",
     "Answer",
     "Capabilities",
     "DecisionModel",
     "Question",
     "QuestionKind",
+    "StateLimits",
     "check_capabilities",
+    "question_bytes",
+    "serialize_state",
+    "state_limits",
+    "state_size",
+    "strictest",
     "validate_answers",
 ]
+
+ESTIMATE_BYTES_PER_TOKEN = 4
+"""UTF-8 bytes per token of the labelled estimate used for ``max_request_tokens``."""
 
 QuestionKind = Literal["noul", "choice", "score"]
 
@@ -97,6 +108,90 @@ class DecisionModel(Protocol):
             RequestTooLarge: the request exceeds this backend's limits (nothing was sent).
         """
         ...
+
+
+def serialize_state(state: Any) -> str:
+    """The canonical serialization of a state: compact JSON, key order kept, non-ASCII raw.
+
+    Every size in this module (``max_request_chars``, ``max_request_bytes``, the token
+    estimate) is measured on this text; JSON escapes count (a newline is two characters).
+    """
+    return json.dumps(state, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def state_size(state: Any) -> tuple[int, int]:
+    """``(code points, UTF-8 bytes)`` of :func:`serialize_state`."""
+    text = serialize_state(state)
+    if text.isascii():
+        return len(text), len(text)
+    return len(text), len(text.encode("utf-8", "surrogatepass"))
+
+
+def question_bytes(q: Question) -> int:
+    """UTF-8 bytes of a question as sent: its text and both criteria."""
+    parts = (q.text, q.true_criteria or "", q.false_criteria or "")
+    return sum(len(p.encode("utf-8", "surrogatepass")) for p in parts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StateLimits:
+    """The largest state a backend accepts with given questions (``None``: no limit)."""
+
+    max_chars: int | None = None
+    """Code points of the serialized state."""
+    max_bytes: int | None = None
+    """UTF-8 bytes of the serialized state (token limits are folded in here)."""
+
+    def allows(self, chars: int, nbytes: int) -> bool:
+        """Whether a state of ``chars`` code points and ``nbytes`` bytes is within the limits."""
+        return (self.max_chars is None or chars <= self.max_chars) and (
+            self.max_bytes is None or nbytes <= self.max_bytes
+        )
+
+
+def state_limits(caps: Capabilities, questions: Sequence[Question]) -> StateLimits:
+    """The state limits ``caps`` imposes when asked ``questions``.
+
+    A token limit becomes a byte limit through the labelled estimate
+    ``tokens = ceil(bytes / ESTIMATE_BYTES_PER_TOKEN)`` over the state plus the longest
+    question (a backend that asks one question per request sends each with the whole state).
+    """
+    max_bytes = caps.max_request_bytes
+    if caps.max_request_tokens is not None:
+        longest_q = max((question_bytes(q) for q in questions), default=0)
+        by_tokens = caps.max_request_tokens * ESTIMATE_BYTES_PER_TOKEN - longest_q
+        max_bytes = by_tokens if max_bytes is None else min(max_bytes, by_tokens)
+    return StateLimits(max_chars=caps.max_request_chars, max_bytes=max_bytes)
+
+
+def _min_opt(values: Sequence[int | None]) -> int | None:
+    present = [v for v in values if v is not None]
+    return min(present) if present else None
+
+
+def strictest(caps: Sequence[Capabilities]) -> Capabilities:
+    """The capabilities every member of a fallback chain shares: the strictest limits.
+
+    Fitting a call to these means no member of the chain has to skip it. The model id is the
+    members' ids joined with ``" -> "``.
+    """
+    if not caps:
+        raise ValueError("strictest() needs at least one Capabilities")
+    if len(caps) == 1:
+        return caps[0]
+    kinds = frozenset.intersection(*(frozenset(c.kinds) for c in caps))
+    ids = [c.question_ids for c in caps if c.question_ids is not None]
+    return Capabilities(
+        model_id=" -> ".join(c.model_id for c in caps),
+        kinds=kinds,
+        question_ids=frozenset.intersection(*ids) if ids else None,
+        batching=all(c.batching for c in caps),
+        max_concurrency=min(c.max_concurrency for c in caps),
+        max_request_tokens=_min_opt([c.max_request_tokens for c in caps]),
+        max_request_chars=_min_opt([c.max_request_chars for c in caps]),
+        max_request_bytes=_min_opt([c.max_request_bytes for c in caps]),
+        local=all(c.local for c in caps),
+    )
 
 
 def check_capabilities(caps: Capabilities, questions: Sequence[Question]) -> None:
