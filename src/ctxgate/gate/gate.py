@@ -113,7 +113,9 @@ class ToolGate:
     """A fail-closed tool gate over a :class:`~ctxgate.gate.backends.base.DecisionModel`.
 
     Args:
-        model: the decision backend (its ``capabilities`` are the strictest of its chain).
+        model: the decision backend (its ``capabilities`` are the strictest of its chain), or
+            a zero-argument factory returning one: it is then loaded, and its capabilities
+            checked, only when a call first needs the model (the fast path does not).
         policy: thresholds, questions, budgets, full views, fast path, escalation.
         checks: extra :class:`~ctxgate.gate.policy.GateCheck` asked after the policy's own.
         audit: an :class:`~ctxgate.gate.audit.AuditLog` recording every decision and holding
@@ -145,13 +147,30 @@ class ToolGate:
             policy = replace(policy, checks=all_checks)
         except TypeError as exc:
             raise ConfigError(f"invalid gate check: {exc}") from exc
-        self.model = model
         self.policy = policy
         self.checks = all_checks
         self.audit = audit
         self.approver = approver
         self.clock = clock
         self.questions = self._questions()
+        self._factory: Callable[[], DecisionModel] | None = None
+        if hasattr(model, "evaluate"):
+            self._bind_model(model)
+        elif callable(model):
+            self._factory = model  # loaded (and checked) when a call first needs the model
+        else:
+            raise ConfigError(
+                f"decision model {type(model).__name__} is neither a DecisionModel nor a "
+                "factory returning one"
+            )
+        self._memory_cache: dict[str, tuple[float, Verdict]] = {}
+        self._approvals: dict[tuple[str, str], int] = {}
+        self.consecutive_denials = 0
+        self.total_denials = 0
+
+    # ------------------------------------------------------------------ configuration
+
+    def _bind_model(self, model: DecisionModel) -> None:
         caps = getattr(model, "capabilities", None)
         if not isinstance(caps, Capabilities):
             raise ConfigError(
@@ -162,20 +181,23 @@ class ToolGate:
             check_capabilities(caps, self.questions)
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
+        p = self.policy
+        self.model = model
         self.capabilities = caps
         self.limits = state_limits(caps, self.questions)
         self.fingerprint = hashlib.sha256(json.dumps([
-            caps.model_id, policy.destructive_threshold, policy.requested_threshold,
-            [(q.id, q.text) for q in self.questions], [(c.id, c.deny_at_or_above) for c in all_checks],
-            policy.arg_budget_chars, policy.user_request_max_chars,
-            sorted((k, list(v)) for k, v in policy.full_views.items()),
+            caps.model_id, p.destructive_threshold, p.requested_threshold,
+            [(q.id, q.text) for q in self.questions],
+            [(c.id, c.deny_at_or_above) for c in self.checks],
+            p.arg_budget_chars, p.user_request_max_chars,
+            sorted((k, list(v)) for k, v in p.full_views.items()),
         ]).encode()).hexdigest()[:16]
-        self._memory_cache: dict[str, tuple[float, Verdict]] = {}
-        self._approvals: dict[tuple[str, str], int] = {}
-        self.consecutive_denials = 0
-        self.total_denials = 0
 
-    # ------------------------------------------------------------------ configuration
+    def _ensure_model(self) -> None:
+        """Load a lazily given model. Raises ConfigError (never a verdict) when it is unusable."""
+        if self._factory is not None:
+            factory, self._factory = self._factory, None
+            self._bind_model(factory())
 
     def _questions(self) -> tuple[Question, ...]:
         p = self.policy
@@ -276,6 +298,7 @@ class ToolGate:
                 **base)
         request = truncate_middle(request, p.user_request_max_chars)
         common = dict(base, user_request=request, user_request_source=source)
+        self._ensure_model()
         cache_key = self._cache_key(request, tool, digest)
         cached = self._cache_get(cache_key)
         if cached is not None:

@@ -1,0 +1,63 @@
+"""Build a decision model from the ``[gate] backend`` setting.
+
+``backend`` is a built-in name (``local``, ``openai``, ``structured``, ``fallback``), whose
+module exposes ``from_policy(policy) -> DecisionModel``, or ``"package.module:attr"``, where
+``attr`` is a DecisionModel or a factory called with the policy. Nothing falls back to
+allowing: a backend that cannot be built raises, and the caller denies or exits non-zero.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ctxgate.errors import ConfigError, GateError
+from ctxgate.gate.policy import GatePolicy
+
+__all__ = ["BUILTIN_BACKENDS", "load_decision_model"]
+
+BUILTIN_BACKENDS = {
+    "local": "ctxgate.gate.backends.local",
+    "openai": "ctxgate.gate.backends.openai_logprobs",
+    "structured": "ctxgate.gate.backends.structured",
+    "fallback": "ctxgate.gate.backends.fallback",
+}
+"""Backend names and the module providing each one's ``from_policy``."""
+
+
+def load_decision_model(spec: str, policy: GatePolicy) -> Any:
+    """The decision model ``spec`` names, built for ``policy``.
+
+    Raises:
+        ConfigError: ``spec`` is neither a built-in name nor ``module:attr``.
+        GateError: the backend's module cannot be imported (a missing extra) or has no
+            factory; the message says what to install or configure.
+    """
+    if ":" in spec:
+        module_name, _, attr = spec.partition(":")
+    elif spec in BUILTIN_BACKENDS:
+        module_name, attr = BUILTIN_BACKENDS[spec], "from_policy"
+    else:
+        raise ConfigError(
+            f"unknown gate backend {spec!r}; use one of {sorted(BUILTIN_BACKENDS)} or "
+            "'package.module:factory'"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise GateError(
+            f"the decision backend {spec!r} is not available ({exc}); install its extra "
+            "(pip install 'ctxgate[local]') or choose another with --backend / [gate] backend. "
+            "The gate never allows a call without a backend"
+        ) from exc
+    target = getattr(module, attr, None)
+    if target is None:
+        raise GateError(
+            f"the decision backend module {module_name!r} has no {attr!r}; it must provide "
+            f"{attr}(policy) returning a DecisionModel"
+        )
+    if hasattr(target, "evaluate"):
+        return target
+    if callable(target):
+        return target(policy)
+    raise GateError(f"{spec!r} is neither a DecisionModel nor a factory of one")
