@@ -17,10 +17,10 @@ from ctxgate.bound.policy import DEFAULT_BOUND_POLICY, BoundPolicy
 from ctxgate.bound.selectors import Selector, parse_selectors
 
 __all__ = [
-    "DEFAULT_BOUND_POLICY",
     "BoundPolicy",
     "BoundResult",
     "Cut",
+    "DEFAULT_BOUND_POLICY",
     "Limits",
     "Marker",
     "OriginalsArchive",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
+    "BoundPolicy",
     "DEFAULT_BOUND_POLICY",
     "DEFAULT_LINE_SNAP_BYTES",
     "DEFAULT_MAX_ARRAY_LENGTH",
@@ -20,7 +21,6 @@ __all__ = [
     "DEFAULT_MAX_OBJECT_ENTRIES",
     "DEFAULT_SELECTORS",
     "STRATEGIES",
-    "BoundPolicy",
 ]
 
 DEFAULT_MAX_BYTES = 1_048_576

@@ -24,7 +24,14 @@ from dataclasses import dataclass
 
 from ctxgate.errors import ConfigError
 
-__all__ = ["KEEP_MODES", "ANY_INDEX", "ANY_KEY", "Selector", "parse_selector", "parse_selectors"]
+__all__ = [
+    "ANY_INDEX",
+    "ANY_KEY",
+    "KEEP_MODES",
+    "Selector",
+    "parse_selector",
+    "parse_selectors",
+]
 
 KEEP_MODES = ("head", "tail", "both")
 """Which part of a cut string survives: its start, its end, or both ends."""
