@@ -115,3 +115,20 @@ def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run(["ctxgate", "bound", str(tmp_path / "nope.json"), "--no-archive"],
                           capture_output=True, timeout=60, check=False)
     assert done.returncode == 2 and b"cannot read" in done.stderr
+
+
+def test_toml_bound_section_sets_selectors_and_limits(tmp_path: Path, monkeypatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[bound]\nmax_bytes = 5000\nselectors = ["notes[*]=tail"]\n'
+                      "max_array_length = 0\narchive = false\n", encoding="utf-8")
+    monkeypatch.setenv("CTXGATE_CONFIG", str(config))
+    record = {"notes": ["n" * 5000] + [1] * 1500, "toolInvocations": []}
+    out = runner.invoke(app, ["bound"], input=json.dumps(record))
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.stdout)
+    assert got["notes"][0].startswith("[ctxgate: kept") and len(got["notes"]) == 1501
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[bound]\nstrategy = "random"\n', encoding="utf-8")
+    monkeypatch.setenv("CTXGATE_CONFIG", str(bad))
+    out = runner.invoke(app, ["bound"], input="{}")
+    assert out.exit_code != 0 and "strategy" in str(out.exception)
