@@ -1,1 +1,50 @@
-"""firewall package."""
+"""The context firewall: large tool outputs become a digest plus an archive id to expand.
+
+``firewall(tool, output, ...)`` handles an output the caller already has;
+``run_command(argv | shell=..., ...)`` runs a command and streams its output through the same
+path (``ctxgate run``). One function, :func:`decide`, picks digest or verbatim and says why.
+Names resolve lazily: importing this package costs nothing on the per-call path.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY: dict[str, str] = {
+    "DEFAULT_FIREWALL_POLICY": "ctxgate.firewall.policy",
+    "REASONS": "ctxgate.firewall.decide",
+    "CommandClass": "ctxgate.firewall.commands",
+    "Decision": "ctxgate.firewall.decide",
+    "Digest": "ctxgate.firewall.digest",
+    "DigestContext": "ctxgate.firewall.digest",
+    "FirewallPolicy": "ctxgate.firewall.policy",
+    "FirewallResult": "ctxgate.firewall.pipeline",
+    "OutputPipeline": "ctxgate.firewall.pipeline",
+    "OutputScanner": "ctxgate.firewall.scan",
+    "RunResult": "ctxgate.firewall.run",
+    "TokenMeter": "ctxgate.firewall.meter",
+    "build_digest": "ctxgate.firewall.digest",
+    "classify_command": "ctxgate.firewall.commands",
+    "decide": "ctxgate.firewall.decide",
+    "firewall": "ctxgate.firewall.pipeline",
+    "is_dataset_command": "ctxgate.firewall.commands",
+    "is_firewallable_tool": "ctxgate.firewall.decide",
+    "is_protected_read": "ctxgate.firewall.decide",
+    "json_preview": "ctxgate.firewall.jsonpreview",
+    "run_command": "ctxgate.firewall.run",
+    "should_inline": "ctxgate.firewall.decide",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ctxgate.firewall' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,445 @@
+"""The deterministic digest that replaces a large output, under a hard byte budget.
+
+Layout, top to bottom (metadata first, so a client that cuts the tail still sees it):
+
+1. header: tool, bytes, lines, tokens (tokenizer named, or a labelled estimate), exit code,
+   archive id, expiry, decision reason, the command, and notes (timeout, interrupt);
+2. the excerpt that fits the shape — binary (type, sha256, hex, strings); a structural JSON
+   preview (JSON, JSON Lines, JSON + trailing noise); head and tail characters for a few very
+   long lines; otherwise head and tail lines, each line cut with its own ``…[+N bytes]``
+   marker, and between them the omission map: the omitted line range and the lines that
+   matter inside it (errors, failures, tracebacks, warnings) with their numbers, capped,
+   plus how many more;
+3. a warning when the longest line makes line paging useless;
+4. drill-down commands keyed on the archive id, as ``ctxgate expand`` command lines and as
+   expand tool calls (MCP), with the exact selectors that reach the omitted parts.
+
+No input shape exceeds ``digest_max_bytes``: sections shrink (fewer lines, then fewer
+characters) until the digest fits, and a last hard cut at a UTF-8 boundary guarantees it.
+The digest is a pure function of its inputs: the same output and context give the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ctxgate.firewall.binary import detect_type, hex_view, printable_strings
+from ctxgate.firewall.errorlines import select_hits
+from ctxgate.firewall.jsonpreview import JsonPreview, json_preview, jsonl_preview_from_lines
+from ctxgate.firewall.policy import FirewallPolicy
+from ctxgate.firewall.scan import ScanResult
+
+__all__ = ["GREP_MATTERS", "Digest", "DigestContext", "build_digest"]
+
+GREP_MATTERS = "error|fail|exception|traceback|panic|fatal|caused by|warn"
+"""The regular expression the digest suggests for finding lines that matter (with ``-i``)."""
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_FEW_LINES = 4
+_CUT_MARK = "\n…[digest cut at {n} bytes: the budget]"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DigestContext:
+    """Facts about the output that are not in its bytes."""
+
+    tool: str
+    archive_id: str
+    """The id shown to the model (the archive's short id)."""
+    expires_at: float | None = None
+    """Epoch seconds of expiry; None when pinned (never expires)."""
+    command: str | None = None
+    exit_code: int | None = None
+    tokens: str = ""
+    """Token description from the meter (``"3,012 tokens (o200k_base)"``)."""
+    reason: str = "digest"
+    detail: str = ""
+    notes: tuple[str, ...] = ()
+    """Extra header lines (``"killed after the 5 s timeout"``)."""
+    expand_tool: str = "expand"
+    """Name of the MCP expand tool in the tool-call form."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Digest:
+    """A digest and what it left out."""
+
+    text: str
+    form: str
+    """``lines``, ``chars``, ``json``, ``jsonl``, ``json+trailing`` or ``binary``."""
+    archive_id: str
+    omitted_lines: tuple[tuple[int, int], ...] = ()
+    """Inclusive line ranges not shown at all."""
+    hits_shown: int = 0
+
+    @property
+    def size_bytes(self) -> int:
+        """UTF-8 bytes of :attr:`text`."""
+        return len(self.text.encode("utf-8"))
+
+
+def build_digest(
+    scan: ScanResult,
+    ctx: DigestContext,
+    policy: FirewallPolicy,
+    *,
+    redact: Callable[[bytes], bytes] | None = None,
+) -> Digest:
+    """Render the digest of a scanned output within ``policy.digest_max_bytes``.
+
+    Args:
+        scan: the streaming scan of the output.
+        ctx: archive id, tool, command, exit code, tokens, decision.
+        policy: budgets and caps.
+        redact: applied to every excerpt before rendering (the archive's secret redaction).
+    """
+    budget = policy.digest_max_bytes
+    r = _Renderer(scan, ctx, policy, redact or (lambda b: b))
+    if scan.binary:
+        digest = r.binary(budget)
+    else:
+        digest = r.json(budget) or (r.chars(budget) if scan.lines <= _FEW_LINES
+                                    else r.lines(budget))
+    return _hard_cap(digest, budget)
+
+
+def _hard_cap(d: Digest, budget: int) -> Digest:
+    raw = d.text.encode("utf-8")
+    if len(raw) <= budget:
+        return d
+    mark = _CUT_MARK.format(n=budget).encode("utf-8")
+    text = raw[: budget - len(mark)].decode("utf-8", "ignore") + mark.decode("utf-8")
+    return Digest(text=text, form=d.form, archive_id=d.archive_id,
+                  omitted_lines=d.omitted_lines, hits_shown=d.hits_shown)
+
+
+def _size(lines: list[str]) -> int:
+    return len("\n".join(lines).encode("utf-8"))
+
+
+def _clean(text: str) -> str:
+    return _CONTROL.sub("\ufffd", _ANSI.sub("", text.replace("\r\n", "\n"))).replace("\r", "")
+
+
+def _expiry(ts: float | None) -> str:
+    if ts is None:
+        return "pinned (never expires)"
+    return "expires " + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts))
+
+
+class _Renderer:
+    def __init__(self, scan: ScanResult, ctx: DigestContext, policy: FirewallPolicy,
+                 redact: Callable[[bytes], bytes]):
+        self.scan = scan
+        self.ctx = ctx
+        self.policy = policy
+        self.redact = redact
+        self.id = ctx.archive_id
+
+    # ---------------------------------------------------------------- shared parts
+
+    def header(self, *, binary: bool = False) -> list[str]:
+        s, c = self.scan, self.ctx
+        facts = [f"{c.tool} output", f"{s.total_bytes:,} bytes"]
+        if binary:
+            facts.append("binary")
+        else:
+            facts.append(f"{s.lines:,} lines")
+            if c.tokens:
+                facts.append(c.tokens)
+        if c.exit_code is not None:
+            facts.append(f"exit {c.exit_code}")
+        out = ["[ctxgate digest: " + ", ".join(facts) + "]",
+               f"[archive id {self.id}, {_expiry(c.expires_at)}; {c.reason}: {c.detail}]"
+               if c.detail else f"[archive id {self.id}, {_expiry(c.expires_at)}; {c.reason}]"]
+        if c.command:
+            out.append("$ " + self.cut(_clean(c.command), 300))
+        out.extend(f"[{n}]" for n in c.notes)
+        return out
+
+    def warning(self) -> list[str]:
+        s = self.scan
+        if s.longest_line < self.policy.long_line_bytes:
+            return []
+        return [f"! longest line: {s.longest_line:,} bytes (line {s.longest_line_number:,}); "
+                f"{s.long_lines:,} line(s) of {s.long_line_threshold:,}+ bytes: line paging "
+                "will not help; use --bytes OFFSET:LENGTH (or --json POINTER / --keys for JSON)"]
+
+    def drill(self, selectors: list[tuple[str, str]], *, compact: bool) -> list[str]:
+        """Drill-down lines: each selector as a CLI line, then all of them as tool calls."""
+        if compact:
+            selectors = selectors[:2]
+        out = [f"--- drill down: archive id {self.id} ---"]
+        out += [f"ctxgate expand {self.id} {cli}" for cli, _ in selectors]
+        calls = [f'{self.ctx.expand_tool}(id="{self.id}", {mcp})' for _, mcp in selectors]
+        out.append("MCP: " + " · ".join(calls))
+        return out
+
+    def cut(self, text: str, max_bytes: int, full_len: int | None = -1) -> str:
+        """``text`` cut to ``max_bytes`` UTF-8 bytes with a marker naming what was cut.
+
+        ``full_len`` is the line's full length in bytes; ``None`` when it is unknown (the
+        line runs past what the scanner kept); ``-1`` means ``text`` is the whole line.
+        """
+        raw = text.encode("utf-8")
+        if full_len is not None and full_len < 0:
+            full_len = len(raw)
+        if full_len is not None and full_len <= max_bytes and len(raw) <= max_bytes:
+            return text
+        kept = raw[:max_bytes].decode("utf-8", "ignore")
+        if full_len is None:
+            return f"{kept}…[line continues]"
+        return f"{kept}…[+{max(0, full_len - len(kept.encode('utf-8'))):,} bytes]"
+
+    def text_of(self, raw: bytes) -> str:
+        return _clean(self.redact(raw).decode("utf-8", "replace"))
+
+    # ---------------------------------------------------------------- forms
+
+    def lines(self, budget: int) -> Digest:
+        p = self.policy
+        head = self._head_lines(p.digest_head_lines)
+        tail = self._tail_lines(p.digest_tail_lines, after=head[-1][0] if head else 0)
+        h, t, e = len(head), len(tail), p.digest_error_lines
+        width = p.digest_line_max_bytes
+        compact = budget < 2_500
+        while True:
+            out, omitted, shown = self._lines_body(head[:h], tail[len(tail) - t:], e, width)
+            text = self._assemble(out, omitted, compact)
+            if len(text.encode("utf-8")) <= budget or (h + t + e == 0 and width <= 32):
+                return Digest(text=text, form="lines", archive_id=self.id,
+                              omitted_lines=omitted, hits_shown=shown)
+            if h + t + e == 0:
+                width = max(32, width // 2)
+                continue
+            # shrink the largest section by a quarter (the head keeps a slight priority)
+            sizes = {"h": h * 0.8, "t": t, "e": e}
+            big = max(sizes, key=lambda k: (sizes[k], k == "e"))
+            if big == "h":
+                h -= max(1, h // 4)
+            elif big == "t":
+                t -= max(1, t // 4)
+            else:
+                e -= max(1, e // 4)
+            if h + t + e <= 6 and width > 120:
+                width = 120
+
+    def _lines_body(self, head, tail, e, width):
+        s = self.scan
+        gutter = len(f"{s.lines:,}".replace(",", ""))
+        fmt = f"{{:>{max(gutter, 4)}}}| {{}}"
+        out: list[str] = []
+        last_head = head[-1][0] if head else 0
+        first_tail = tail[0][0] if tail else s.lines + 1
+        if first_tail - last_head <= 1:
+            out.append(f"--- lines 1-{s.lines:,} (all lines; long lines cut) ---")
+            out += [fmt.format(n, self.cut(txt, width, ln)) for n, txt, ln in head + tail]
+            return out, (), 0
+        omitted = ((last_head + 1, first_tail - 1),)
+        a, b = omitted[0]
+        if head:
+            out.append(f"--- head: lines 1-{last_head:,} ---")
+            out += [fmt.format(n, self.cut(txt, width, ln)) for n, txt, ln in head]
+        out.append(f"--- omitted: lines {a:,}-{b:,} ({b - a + 1:,} lines) ---")
+        inside = [h for h in s.hits if a <= h.number <= b]
+        hits = select_hits(inside, limit=e)
+        in_range = len(inside) if s.hits_exact else None
+        total = sum(s.hit_counts.values())
+        if inside or total:
+            kinds = ", ".join(f"{k} {v:,}" for k, v in s.hit_counts.items())
+            counted = (f"{len(inside):,} in this range" if in_range is not None
+                       else f"{len(inside):,}+ in this range")
+            line = f"lines that matter: {total:,} in the output ({kinds}); {counted}"
+            if hits:
+                line += f"; {len(hits)} shown:"
+            out.append(line)
+            out += [fmt.format(h.number, self.cut(self.text_of(h.text.encode("utf-8")),
+                                                  width, h.length)) for h in hits]
+            more = len(inside) - len(hits)
+            if more > 0 or not s.hits_exact:
+                where = f"--lines {a}:{b} " if b - a + 1 < s.lines else ""
+                out.append(f"  … {more:,} more here: ctxgate expand {self.id} {where}"
+                           f"--grep '{GREP_MATTERS}' -i")
+            if not s.hits_exact:
+                out.append(f"  (classified up to line {s.hits_counted_to:,}; "
+                           f"~{s.uncounted_occurrences:,} more keyword occurrences after it)")
+        else:
+            out.append("no error, failure, exception or warning lines in the omitted range")
+        if tail:
+            out.append(f"--- tail: lines {first_tail:,}-{s.lines:,} ---")
+            out += [fmt.format(n, self.cut(txt, width, ln)) for n, txt, ln in tail]
+        return out, omitted, len(hits)
+
+    def _assemble(self, body: list[str], omitted, compact: bool) -> str:
+        sel: list[tuple[str, str]] = []
+        if omitted:
+            a, b = omitted[0]
+            end = min(b, a + 199)
+            sel.append((f"--lines {a}:{end}", f'lines="{a}:{end}"'))
+            first = next((h.number for h in self.scan.hits if a <= h.number <= b), None)
+            if first is not None:
+                lo, hi = max(a, first - 5), min(b, first + 40)
+                sel.append((f"--lines {lo}:{hi}", f'lines="{lo}:{hi}"'))
+        sel.append((f"--grep '{GREP_MATTERS}' -i -C 2",
+                    f'grep="{GREP_MATTERS}", ignore_case=true, context=2'))
+        if self.scan.longest_line >= self.policy.long_line_bytes:
+            sel.append(("--bytes 0:4096", 'byte_range="0:4096"'))
+        lines = self.header() + body + self.warning() + self.drill(sel, compact=compact)
+        return "\n".join(lines)
+
+    def chars(self, budget: int) -> Digest:
+        s = self.scan
+        fixed = self.header() + self.warning()
+        sel = [("--bytes 0:4096", 'byte_range="0:4096"'),
+               (f"--grep '{GREP_MATTERS}' -i", f'grep="{GREP_MATTERS}", ignore_case=true')]
+        if s.prefix.lstrip()[:1] in (b"{", b"["):  # JSON cut short of a preview
+            sel.append(("--keys", "keys=true"))
+        drill = self.drill(sel, compact=budget < 2_500)
+        room = budget - _size(fixed) - _size(drill) - 200
+        head_n = max(0, int(room * 0.6))
+        tail_n = max(0, room - head_n)
+        while True:
+            head = self.text_of(s.prefix[:head_n])
+            start_tail = max(head_n, s.total_bytes - tail_n)
+            tail_raw = s.suffix[len(s.suffix) - (s.total_bytes - start_tail):] \
+                if s.total_bytes - start_tail <= len(s.suffix) else s.suffix
+            tail = self.text_of(tail_raw)
+            omitted = start_tail - head_n
+            body = [f"--- first {len(head.encode('utf-8')):,} bytes ---", head]
+            if omitted > 0:
+                body.append(f"--- omitted: bytes {head_n:,}-{start_tail - 1:,} "
+                            f"({omitted:,} bytes) ---")
+                if s.hit_counts:
+                    kinds = ", ".join(f"{k} {v:,}" for k, v in s.hit_counts.items())
+                    body.append(f"lines that matter: {kinds} (find them with --grep)")
+                nxt = min(4096, omitted)
+                sel[0] = (f"--bytes {head_n}:{nxt}", f'byte_range="{head_n}:{nxt}"')
+                drill = self.drill(sel, compact=budget < 2_500)
+            if tail:
+                body += [f"--- last {len(tail_raw):,} bytes ---", tail]
+            text = "\n".join(self.header() + body + self.warning() + drill)
+            if len(text.encode("utf-8")) <= budget or head_n + tail_n == 0:
+                return Digest(text=text, form="chars", archive_id=self.id)
+            over = len(text.encode("utf-8")) - budget
+            shrink = max(over, (head_n + tail_n) // 8, 16)
+            head_n = max(0, head_n - shrink * 6 // 10)
+            tail_n = max(0, tail_n - shrink * 4 // 10 - 1)
+
+    def json(self, budget: int) -> Digest | None:
+        s, p = self.scan, self.policy
+        fixed = self.header()
+        room = budget - _size(fixed) - 900
+        if room < 200:
+            return None
+        preview: JsonPreview | None = None
+        if s.complete and s.total_bytes <= p.json_preview_max_bytes:
+            text = self.redact(s.prefix).decode("utf-8", "replace")
+            preview = json_preview(text, max_bytes=room)
+        elif s.lines > _FEW_LINES:
+            preview = self._jsonl_sample(room)
+        if preview is None:
+            return None
+        label = {"json": "JSON structural preview (valid JSON; whole document archived)",
+                 "json+trailing": "JSON structural preview (valid JSON; trailing text noted)",
+                 "jsonl": f"JSON Lines structural preview (valid JSON; {preview.records:,} "
+                          "records archived)"}[preview.format]
+        ptr = "/0" if preview.format == "jsonl" else _first_pointer(preview)
+        sel = [("--keys", "keys=true")]
+        if ptr:
+            sel.append((f"--json {ptr}", f'json_pointer="{ptr}"'))
+        sel.append(("--lines 1:50", 'lines="1:50"') if preview.format == "jsonl"
+                   else ("--bytes 0:4096", 'byte_range="0:4096"'))
+        body = [f"--- {label} ---", preview.text]
+        text = "\n".join(fixed + body + self.warning() + self.drill(sel, compact=budget < 2_500))
+        return Digest(text=text, form=preview.format, archive_id=self.id)
+
+    def _jsonl_sample(self, room: int) -> JsonPreview | None:
+        import json as _json
+
+        s = self.scan
+        lines = [ln for ln in s.prefix.split(b"\n")[:-1] if ln.strip()][:50]
+        tail = [ln for ln in s.suffix.split(b"\n")[1:] if ln.strip()][-5:]
+        if len(lines) < 2:
+            return None
+        try:
+            records = [_json.loads(self.redact(ln)) for ln in lines + tail]
+        except (ValueError, RecursionError):
+            return None
+        return jsonl_preview_from_lines(records, total_records=s.lines, max_bytes=room)
+
+    def binary(self, budget: int) -> Digest:
+        s = self.scan
+        kind = detect_type(s.prefix[:512])
+        head = self.header(binary=True)
+        head.insert(1, f"[binary: {kind}; sha256 {s.sha256 or 'unknown'}]")
+        hexes = hex_view(s.prefix, max_bytes=64)
+        strings, n = printable_strings(s.prefix[:65_536], limit=8)
+        body = [f"--- hex: first {min(64, s.total_bytes)} of {s.total_bytes:,} bytes ---", *hexes]
+        if strings:
+            body.append(f"--- printable strings in the first 64 KiB: {len(strings)} of {n:,} ---")
+            body += [_clean(x) for x in strings]
+        sel = [("--bytes 0:4096", 'byte_range="0:4096"')]
+        text = "\n".join(head + body + self.drill(sel, compact=False))
+        return Digest(text=text, form="binary", archive_id=self.id)
+
+    # ---------------------------------------------------------------- line sources
+
+    def _head_lines(self, n: int) -> list[tuple[int, str, int | None]]:
+        s = self.scan
+        parts = s.prefix.split(b"\n")
+        out = []
+        for i, raw in enumerate(parts[:n]):
+            last = i == len(parts) - 1
+            if last and not raw and (s.complete or i >= s.lines):
+                break
+            full = len(raw) if (not last or s.complete) else None
+            out.append((i + 1, self.text_of(raw[:4096]), full))
+            if i + 1 >= s.lines:
+                break
+        return out
+
+    def _tail_lines(self, n: int, *, after: int) -> list[tuple[int, str, int | None]]:
+        s = self.scan
+        if n <= 0 or s.lines <= after:
+            return []
+        parts = s.suffix.split(b"\n")
+        if parts and parts[-1] == b"":
+            parts.pop()
+        whole = len(s.suffix) == s.total_bytes
+        out = []
+        for j, raw in enumerate(reversed(parts)):
+            number = s.lines - j
+            if number <= after or len(out) >= n:
+                break
+            first = j == len(parts) - 1
+            if first and not whole:
+                break  # the suffix starts inside this line
+            out.append((number, self.text_of(raw[:4096]), len(raw)))
+        out.reverse()
+        return out
+
+
+def _first_pointer(preview: JsonPreview) -> str | None:
+    """A JSON pointer worth suggesting: the largest top-level field, or the first item."""
+    import json as _json
+
+    try:
+        doc = _json.loads(preview.text)
+    except ValueError:
+        return None
+    root = doc.get("root") or {}
+    if root.get("type") == "array" and root.get("items"):
+        return "/0"
+    fields = root.get("fields") or {}
+    if not fields:
+        return None
+
+    def weight(shape: dict) -> int:
+        return int(shape.get("chars") or shape.get("items") or shape.get("keys") or 0)
+
+    key = max(fields, key=lambda k: weight(fields[k]))  # first wins among equals
+    return "/" + key.replace("~", "~0").replace("/", "~1")

@@ -1,0 +1,142 @@
+"""Incremental token counting that stops once the answer is known.
+
+A :class:`TokenMeter` is fed the output chunk by chunk (as it streams into the archive) and
+counts tokens with the named tokenizer only until the count reaches its ``limit``, the
+largest threshold the decision can ask about. Past that it only adds up bytes. Thresholds
+are then answered from, in order: the exact count (whole output counted), the partial count
+(already at or over), byte bounds (``tokens <= bytes`` and ``tokens >= bytes /
+MAX_TOKEN_BYTES``), and finally the labelled estimate.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from ctxgate.tokens import (
+    ESTIMATE,
+    MAX_TOKEN_BYTES,
+    TokenCount,
+    estimate_tokens,
+    get_encoder,
+)
+
+__all__ = ["DEFAULT_COUNT_MAX_BYTES", "TokenMeter"]
+
+DEFAULT_COUNT_MAX_BYTES = 64 * 1024 * 1024
+"""Bytes a meter tokenizes at most before it falls back to byte bounds and the estimate."""
+
+_PIECE_CHARS = 16_384
+
+
+class TokenMeter:
+    """Counts tokens of streamed bytes up to ``limit`` tokens (a :class:`TokenGauge`).
+
+    Args:
+        tokenizer: encoding name (``o200k_base``), or ``"estimate"`` to count from bytes.
+        limit: stop tokenizing once this many tokens are counted.
+        count_max_bytes: stop tokenizing after this many bytes even below ``limit``.
+    """
+
+    def __init__(self, tokenizer: str, limit: int, *,
+                 count_max_bytes: int = DEFAULT_COUNT_MAX_BYTES):
+        self.tokenizer = tokenizer
+        self.limit = max(0, limit)
+        self.count_max_bytes = count_max_bytes
+        self.total_bytes = 0
+        self.counted = 0
+        """Tokens counted so far (of the first ``counted_bytes`` bytes)."""
+        self.counted_bytes = 0
+        self.stopped = False
+        """True once counting stopped early (limit reached or byte budget spent)."""
+        self.closed = False
+        self._complete = False
+        self._pending = ""
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._counter = None
+        if tokenizer != ESTIMATE:
+            try:
+                self._counter = get_encoder(tokenizer)
+            except (ImportError, ValueError):
+                self._counter = None
+        if self._counter is None:
+            self.stopped = True
+
+    @property
+    def exact(self) -> bool:
+        """Whether the whole output was tokenized."""
+        return self._complete
+
+    def feed(self, data: bytes) -> None:
+        """Add a chunk of output."""
+        self.total_bytes += len(data)
+        if self.stopped:
+            return
+        self.counted_bytes += len(data)
+        self._pending += self._decoder.decode(data)
+        while len(self._pending) >= _PIECE_CHARS and not self.stopped:
+            cut = self._pending.rfind(" ", _PIECE_CHARS // 2, _PIECE_CHARS)
+            if cut == -1:
+                cut = self._pending.rfind("\n", _PIECE_CHARS // 2, _PIECE_CHARS)
+            if cut <= 0:
+                cut = _PIECE_CHARS
+            self._count(self._pending[:cut])
+            self._pending = self._pending[cut:]
+        if not self.stopped and self.counted_bytes > self.count_max_bytes:
+            self._stop()
+
+    def close(self) -> TokenMeter:
+        """Finish: count what is pending (unless stopped). Returns self."""
+        if not self.closed:
+            if not self.stopped:
+                self._pending += self._decoder.decode(b"", final=True)
+                if self._pending:
+                    self._count(self._pending)
+                self._pending = ""
+                self._complete = self._counter is not None
+            self.closed = True
+        return self
+
+    def reaches(self, threshold: int) -> bool:
+        """Whether the output has at least ``threshold`` tokens (see the module docstring)."""
+        if threshold <= 0:
+            return True
+        if self._counter is not None and self.counted >= threshold:
+            return True
+        if self.exact:
+            return self.counted >= threshold
+        if self.total_bytes < threshold:
+            return False
+        if self.total_bytes / MAX_TOKEN_BYTES >= threshold:
+            return True
+        return self.count().count >= threshold
+
+    def count(self) -> TokenCount:
+        """Exact count when the whole output was tokenized, else the labelled estimate
+        (never below the tokens already counted)."""
+        if self.exact:
+            return TokenCount(count=self.counted, tokenizer=self.tokenizer, exact=True)
+        est = estimate_tokens(self.total_bytes)
+        if self.counted > est.count:
+            return TokenCount(count=self.counted, tokenizer=ESTIMATE, exact=False)
+        return est
+
+    def describe(self) -> str:
+        """Header text: ``3,012 tokens (o200k_base)`` or ``>=2,000 tokens (o200k_base,
+        counting stopped) · ~262,144 tokens (estimate)``."""
+        if self.exact:
+            return self.count().label()
+        est = self.count()
+        if self._counter is not None and self.counted:
+            return (f">={self.counted:,} tokens ({self.tokenizer}, counting stopped) "
+                    f"· ~{est.count:,} tokens (estimate)")
+        return f"~{est.count:,} tokens (estimate)"
+
+    def _count(self, text: str) -> None:
+        assert self._counter is not None
+        self.counted += self._counter(text)
+        if self.counted >= self.limit:
+            self._stop()
+
+    def _stop(self) -> None:
+        self.stopped = True
+        self._pending = ""

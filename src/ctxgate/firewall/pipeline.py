@@ -1,0 +1,248 @@
+"""One output through the firewall: archive first, scan and meter on the way, then decide.
+
+:class:`OutputPipeline` is fed the output chunk by chunk. Each chunk goes to the archive
+writer, the streaming scanner and the token meter, so nothing is held but the scanner's
+bounded buffers. :meth:`OutputPipeline.finish` makes the one decision, commits the archive
+entry with its reason, and renders the digest or returns the verbatim text.
+:func:`firewall` does the same for an output the caller already has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ctxgate.firewall.commands import CommandClass, classify_command
+from ctxgate.firewall.decide import Decision, decide
+from ctxgate.firewall.digest import Digest, DigestContext, build_digest
+from ctxgate.firewall.meter import TokenMeter
+from ctxgate.firewall.policy import DEFAULT_FIREWALL_POLICY, FirewallPolicy
+from ctxgate.firewall.scan import OutputScanner
+from ctxgate.tokens import MAX_TOKEN_BYTES, TokenCount
+
+if TYPE_CHECKING:
+    from ctxgate.archive import Archive, Entry
+
+__all__ = ["FirewallResult", "OutputPipeline", "firewall"]
+
+_FEED_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, kw_only=True)
+class FirewallResult:
+    """What the firewall made of one output."""
+
+    text: str | None
+    """What the model gets: the digest, or the verbatim output (None when it was already
+    streamed live, as for ``run --raw``)."""
+    decision: Decision
+    entry: Entry | None
+    """The archive entry (None only for empty output)."""
+    digest: Digest | None = None
+    output_bytes: int = 0
+    """Size of the output, UTF-8 bytes as produced (before redaction)."""
+    output_lines: int = 0
+    tokens: TokenCount | None = None
+    """Tokens of the output: exact when fully counted, else a labelled estimate."""
+    tokens_text: str = ""
+    """Human token description (``">=2,000 tokens (o200k_base, counting stopped) · ~…"``)."""
+    notes: tuple[str, ...] = ()
+    data: bytes | None = field(default=None, repr=False)
+    """The verbatim output as bytes, exactly as produced, when it was kept in memory."""
+
+    @property
+    def archive_id(self) -> str | None:
+        """The short archive id shown to models."""
+        return self.entry.short_id if self.entry is not None else None
+
+    @property
+    def reason(self) -> str:
+        return self.decision.reason
+
+    @property
+    def digested(self) -> bool:
+        return self.decision.digest
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (without the text)."""
+        return {
+            "reason": self.decision.reason, "digest": self.decision.digest,
+            "detail": self.decision.detail, "archive_id": self.archive_id,
+            "output_bytes": self.output_bytes, "output_lines": self.output_lines,
+            "tokens": self.tokens_text,
+            "digest_bytes": self.digest.size_bytes if self.digest else None,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class OutputPipeline:
+    """Feed an output in chunks, then :meth:`finish`. See the module docstring."""
+
+    archive: Archive
+    tool: str
+    policy: FirewallPolicy = DEFAULT_FIREWALL_POLICY
+    command: str | None = None
+    raw: bool = False
+    inline: bool = False
+    source: str | None = None
+    session_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    expand_tool: str = "expand"
+
+    def __post_init__(self) -> None:
+        from ctxgate.archive import EntryMeta
+
+        p = self.policy
+        self.command_class: CommandClass = classify_command(
+            self.command, p.dataset_commands, line_selectors=p.line_selectors)
+        implicit = bool(self.command_class) or self.inline
+        limit = max(p.min_tokens, p.verbatim_max_tokens if implicit else 0)
+        self.meter = TokenMeter(p.tokenizer, limit)
+        self.scanner = OutputScanner(
+            keep_bytes=max(p.json_preview_max_bytes, p.min_tokens * MAX_TOKEN_BYTES,
+                           p.inline_max_bytes if self.inline else 0),
+            long_line_bytes=p.long_line_bytes, line_max_bytes=p.digest_line_max_bytes,
+        )
+        self._meta = EntryMeta(tool=self.tool, command=self.command, source=self.source,
+                               session_id=self.session_id, extra=dict(self.extra))
+        self._writer = self.archive.writer(self._meta)
+        self._finished: FirewallResult | None = None
+
+    def feed(self, data: bytes) -> None:
+        """Add a chunk of output (archived, scanned and metered)."""
+        if not data:
+            return
+        self._writer.write(data)
+        self.scanner.feed(data)
+        self.meter.feed(data)
+
+    def finish(self, *, exit_code: int | None = None, notes: tuple[str, ...] = (),
+               truncated: bool = False, verbatim: bytes | None = None,
+               streamed: bool = False) -> FirewallResult:
+        """Decide, commit the archive entry with the reason, and render the result.
+
+        Args:
+            exit_code: the producing command's exit status, when there is one.
+            notes: header notes (``"killed after the 5 s timeout"``), also recorded.
+            truncated: the output was cut before its end (recorded with the entry).
+            verbatim: the whole output, when the caller holds it (saves a read-back).
+            streamed: the output was already delivered live; ``text`` is None if verbatim.
+        """
+        if self._finished is not None:
+            return self._finished
+        scan = self.scanner.close()
+        meter = self.meter.close()
+        decision = decide(tool=self.tool, output_bytes=scan.total_bytes, gauge=meter,
+                          policy=self.policy, command=self.command, raw=self.raw,
+                          inline=self.inline, command_class=self.command_class)
+        extra = {"decision": decision.to_dict(), "notes": list(notes),
+                 "tokens_text": meter.describe()}
+        _give_tokens(self._writer, meter.count())
+        entry = self._writer.finish(exit_code=exit_code, reason=decision.reason,
+                                    truncated=truncated, extra=extra)
+        digest = None
+        data: bytes | None = None
+        if decision.digest:
+            ctx = DigestContext(
+                tool=self.tool, archive_id=entry.short_id, expires_at=entry.expires_at,
+                command=self.command, exit_code=exit_code, tokens=meter.describe(),
+                reason=decision.reason, detail=decision.detail, notes=notes,
+                expand_tool=self.expand_tool,
+            )
+            digest = build_digest(scan, ctx, self.policy, redact=self._redactor())
+            text: str | None = digest.text
+        elif streamed:
+            text = None
+        else:
+            if verbatim is not None:
+                data = verbatim
+            elif scan.complete:
+                data = scan.prefix
+            else:  # larger than what the scanner kept: read it back (secrets redacted)
+                data = self.archive.read(entry.id)
+            text = data.decode("utf-8", "replace")
+        self._finished = FirewallResult(
+            text=text, decision=decision, entry=entry, digest=digest,
+            output_bytes=scan.total_bytes, output_lines=scan.lines, tokens=meter.count(),
+            tokens_text=meter.describe(), notes=notes, data=data,
+        )
+        return self._finished
+
+    def _redactor(self):
+        if not getattr(self.archive.policy, "redact", False):
+            return None
+        from ctxgate.archive.redact import compile_patterns, redact_bytes
+
+        patterns = compile_patterns(self.archive.policy.extra_redact_patterns)
+        return lambda data: redact_bytes(data, patterns)[0]
+
+
+def _give_tokens(writer: Any, tokens: TokenCount) -> None:
+    """Hand our count to the writer so the archive does not tokenize the output again.
+
+    ``EntryWriter.finish`` has no ``tokens`` argument yet; the count is known only at the
+    end, so it goes into the writer's metadata when that attribute exists.
+    """
+    from dataclasses import replace
+
+    meta = getattr(writer, "_meta", None)
+    if meta is not None and hasattr(meta, "tokens"):
+        writer._meta = replace(meta, tokens=tokens)
+
+
+def firewall(
+    tool: str,
+    output: str | bytes,
+    *,
+    archive: Archive | None = None,
+    policy: FirewallPolicy = DEFAULT_FIREWALL_POLICY,
+    command: str | None = None,
+    raw: bool = False,
+    inline: bool = False,
+    exit_code: int | None = None,
+    source: str | None = None,
+    session_id: str | None = None,
+    expand_tool: str = "expand",
+) -> FirewallResult:
+    """Put an output the caller already has through the firewall.
+
+    The output is archived first (lossless), then :func:`~ctxgate.firewall.decide.decide`
+    picks digest or verbatim and the entry records the reason.
+
+    Args:
+        tool: the tool that produced the output (``shell``, ``read_file``, ``mcp__x__y``).
+        output: the output; ``str`` is encoded as UTF-8.
+        archive: where to store it; default an in-memory archive (ids die with the process).
+        policy: the firewall policy.
+        command: the shell command, for dataset-command detection and the header.
+        raw: explicit raw (archived, never digested).
+        inline: explicit inline (verbatim up to ``inline_max_bytes``).
+        exit_code: the command's exit status, shown in the header.
+        source: another origin (file path, URL) recorded with the entry.
+        session_id: recorded with the entry.
+        expand_tool: the MCP expand tool's name in drill-down calls.
+
+    Returns:
+        A :class:`FirewallResult`; ``.text`` is what the model should see.
+    """
+    if archive is None:
+        from ctxgate.archive import Archive
+
+        archive = Archive()
+    data = output.encode("utf-8", "surrogatepass") if isinstance(output, str) else bytes(output)
+    pipe = OutputPipeline(archive=archive, tool=tool, policy=policy, command=command, raw=raw,
+                          inline=inline, source=source, session_id=session_id,
+                          expand_tool=expand_tool)
+    for start in range(0, len(data), _FEED_BYTES):
+        pipe.feed(data[start:start + _FEED_BYTES])
+    result = pipe.finish(exit_code=exit_code, verbatim=data)
+    if isinstance(output, str) and not result.decision.digest:
+        return _replace_text(result, output)
+    return result
+
+
+def _replace_text(result: FirewallResult, text: str) -> FirewallResult:
+    from dataclasses import replace
+
+    return replace(result, text=text)

@@ -1,0 +1,309 @@
+"""Run a command through the firewall: stream its output into the archive, print the result.
+
+:func:`run_command` starts the child with its stdout and stderr on pipes (one pipe, so the
+two stay merged in the order they were written, or two on request), and copies every chunk
+into an :class:`~ctxgate.firewall.pipeline.OutputPipeline` — archive writer, scanner and
+token meter — holding nothing but their bounded buffers. When the child is done it prints the
+verbatim output or the digest and returns the child's exit code.
+
+Signals: SIGINT, SIGTERM and SIGHUP are forwarded to the child (its whole process group when
+it has its own); a second SIGINT kills it. Either way the output that came is archived and
+digested. ``timeout`` sends SIGTERM, then SIGKILL after :data:`KILL_GRACE_SECONDS`; the exit
+code is then 124, as with GNU ``timeout``. A child killed by signal N exits 128+N.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+from ctxgate.errors import FirewallError, UsageError
+from ctxgate.firewall.pipeline import FirewallResult, OutputPipeline
+from ctxgate.firewall.policy import DEFAULT_FIREWALL_POLICY, FirewallPolicy
+
+if TYPE_CHECKING:
+    from ctxgate.archive import Archive
+
+__all__ = ["KILL_GRACE_SECONDS", "TIMEOUT_EXIT_CODE", "RunResult", "run_command"]
+
+KILL_GRACE_SECONDS = 3.0
+"""Seconds between SIGTERM and SIGKILL when the timeout fires or a stop is forced."""
+TIMEOUT_EXIT_CODE = 124
+"""Exit code when the timeout killed the command (as GNU ``timeout``)."""
+READ_BYTES = 1 << 20
+"""Bytes asked for per read from the child's pipe."""
+_PIPE_BYTES = 1 << 20
+_F_SETPIPE_SZ = 1031
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResult:
+    """The outcome of :func:`run_command`."""
+
+    exit_code: int
+    """The child's exit status; 128+N when killed by signal N; 124 after the timeout."""
+    results: tuple[FirewallResult, ...]
+    """One result for merged output; ``(stdout, stderr)`` with ``separate_stderr``."""
+    command: str = ""
+    timed_out: bool = False
+    interrupted: int | None = None
+    """The signal number that was forwarded to stop the child, if any."""
+    duration_seconds: float = 0.0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def result(self) -> FirewallResult:
+        """The (first) firewall result."""
+        return self.results[0]
+
+
+def run_command(
+    argv: Sequence[str] | None = None,
+    *,
+    shell: str | None = None,
+    archive: Archive,
+    policy: FirewallPolicy = DEFAULT_FIREWALL_POLICY,
+    tool: str = "shell",
+    raw: bool = False,
+    inline: bool = False,
+    timeout: float | None = None,
+    separate_stderr: bool = False,
+    stdout: IO[bytes] | None = None,
+    stderr: IO[bytes] | None = None,
+    session_id: str | None = None,
+    cwd: str | None = None,
+    env: dict[str, str] | None = None,
+    expand_tool: str = "expand",
+) -> RunResult:
+    """Run ``argv`` (or ``bash -c shell``) through the firewall and print what the model gets.
+
+    Args:
+        argv: program and arguments (exclusive with ``shell``).
+        shell: a shell command string run with ``bash -c`` (``/bin/sh`` if bash is missing).
+        archive: where the output is stored.
+        policy: the firewall policy.
+        tool: the tool name recorded and used for the decision.
+        raw: deliver the output verbatim, live, never digested (still archived).
+        inline: deliver verbatim up to ``inline_max_bytes``.
+        timeout: seconds before the command is stopped (None: no limit).
+        separate_stderr: archive and decide stdout and stderr separately (stdout's result
+            goes to ``stdout``, stderr's to ``stderr``); default merged in write order.
+        stdout, stderr: where results are written (default this process's binary streams).
+        session_id, cwd, env: recorded with the entry / passed to the child.
+        expand_tool: the MCP expand tool's name in drill-down calls.
+
+    Raises:
+        UsageError: no command, both ``argv`` and ``shell``, or a timeout <= 0.
+        FirewallError: the command could not be started (not found, not executable).
+    """
+    if (argv is None) == (shell is None) or (argv is not None and not argv):
+        raise UsageError("give a command: either argv ('ctxgate run -- CMD ARGS') or a shell "
+                         "string ('ctxgate run -c \"CMD | CMD\"'), not both")
+    if timeout is not None and timeout <= 0:
+        raise UsageError(f"--timeout must be > 0 seconds, got {timeout!r}")
+    out = stdout if stdout is not None else sys.stdout.buffer
+    err = stderr if stderr is not None else sys.stderr.buffer
+    if shell is not None:
+        bash = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+        args: list[str] = [bash, "-c", shell]
+        command = shell
+    else:
+        args = list(argv or [])
+        command = subprocess.list2cmdline(args) if os.name == "nt" else _join(args)
+    own_group = not _stdin_is_tty()
+    try:
+        proc = subprocess.Popen(
+            args, stdin=None, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE if separate_stderr else subprocess.STDOUT,
+            cwd=cwd, env=env, bufsize=0, process_group=0 if own_group else None,
+        )
+    except OSError as exc:
+        raise FirewallError(f"cannot run {args[0]!r}: {exc.strerror or exc}; check the "
+                            "program name and PATH") from exc
+    started = time.monotonic()
+    streams = [proc.stdout] + ([proc.stderr] if separate_stderr else [])
+    names = ("stdout", "stderr") if separate_stderr else ("output",)
+    pipes = [OutputPipeline(archive=archive, tool=tool, policy=policy, command=command,
+                            raw=raw, inline=inline, session_id=session_id,
+                            extra={"stream": name}, expand_tool=expand_tool)
+             for name in names]
+    live = [out, err] if raw else None
+    stopper = _Stopper(proc, own_group)
+    with stopper.handling_signals():
+        _pump(streams, pipes, live, stopper, timeout, started)
+        code = proc.wait()
+    duration = time.monotonic() - started
+    notes = stopper.notes(timeout)
+    exit_code = TIMEOUT_EXIT_CODE if stopper.timed_out else (128 - code if code < 0 else code)
+    results = tuple(p.finish(exit_code=exit_code, notes=notes, truncated=False,
+                             streamed=raw) for p in pipes)
+    for result, sink in zip(results, (out, err), strict=False):
+        if result.text is None:
+            continue  # already delivered live (raw)
+        if result.digested:
+            sink.write(result.text.encode("utf-8") + b"\n")
+        else:  # verbatim: the bytes exactly as the command wrote them, when kept
+            sink.write(result.data if result.data is not None else result.text.encode("utf-8"))
+        sink.flush()
+    return RunResult(exit_code=exit_code, results=results, command=command,
+                     timed_out=stopper.timed_out, interrupted=stopper.forwarded,
+                     duration_seconds=duration, notes=notes)
+
+
+def _pump(streams: list[Any], pipes: list[OutputPipeline], live: list[IO[bytes]] | None,
+          stopper: _Stopper, timeout: float | None, started: float) -> None:
+    """Copy every pipe into its pipeline until all are at EOF (the child's writers closed)."""
+    sel = selectors.DefaultSelector()
+    for k, stream in enumerate(streams):
+        _grow_pipe(stream.fileno())
+        sel.register(stream.fileno(), selectors.EVENT_READ, k)
+    try:
+        open_fds = len(streams)
+        while open_fds:
+            wait = None
+            if timeout is not None and not stopper.timed_out:
+                wait = max(0.0, started + timeout - time.monotonic())
+            elif stopper.kill_at is not None:
+                wait = max(0.0, stopper.kill_at - time.monotonic())
+            events = sel.select(wait)
+            if not events:
+                if timeout is not None and not stopper.timed_out \
+                        and time.monotonic() >= started + timeout:
+                    stopper.stop_for_timeout()
+                stopper.maybe_kill()
+                continue
+            for key, _ in events:
+                k = key.data
+                try:
+                    data = os.read(key.fd, READ_BYTES)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    sel.unregister(key.fd)
+                    open_fds -= 1
+                    continue
+                pipes[k].feed(data)
+                if live is not None:
+                    live[k].write(data)
+                    live[k].flush()
+            stopper.maybe_kill()
+    finally:
+        sel.close()
+        for stream in streams:
+            stream.close()
+
+
+class _Stopper:
+    """Forwards signals to the child and enforces the timeout and the kill grace period."""
+
+    def __init__(self, proc: subprocess.Popen, own_group: bool):
+        self.proc = proc
+        self.own_group = own_group
+        self.forwarded: int | None = None
+        self.timed_out = False
+        self.kill_at: float | None = None
+        self.killed = False
+        self._lock = threading.Lock()
+
+    def send(self, sig: int) -> None:
+        if self.proc.poll() is not None and not self.own_group:
+            return
+        try:
+            if self.own_group:
+                os.killpg(self.proc.pid, sig)
+            else:
+                self.proc.send_signal(sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def on_signal(self, signum: int, frame: Any) -> None:
+        with self._lock:
+            again = self.forwarded is not None
+            self.forwarded = signum
+        if again and signum == signal.SIGINT:
+            self.kill_now()
+            return
+        # with a shared process group the terminal already sent SIGINT to the child
+        if self.own_group or signum != signal.SIGINT:
+            self.send(signum)
+        if self.kill_at is None:
+            self.kill_at = time.monotonic() + KILL_GRACE_SECONDS * 3
+
+    def stop_for_timeout(self) -> None:
+        self.timed_out = True
+        self.send(signal.SIGTERM)
+        self.kill_at = time.monotonic() + KILL_GRACE_SECONDS
+
+    def maybe_kill(self) -> None:
+        if self.kill_at is not None and not self.killed and time.monotonic() >= self.kill_at:
+            self.kill_now()
+
+    def kill_now(self) -> None:
+        self.killed = True
+        self.send(signal.SIGKILL)
+
+    def notes(self, timeout: float | None) -> tuple[str, ...]:
+        out = []
+        if self.timed_out:
+            out.append(f"stopped after the {timeout:g} s timeout"
+                       + (" (SIGKILL)" if self.killed else " (SIGTERM)"))
+        elif self.forwarded is not None:
+            name = signal.Signals(self.forwarded).name
+            out.append(f"interrupted: {name} forwarded to the command"
+                       + ("; then SIGKILL" if self.killed else ""))
+        return tuple(out)
+
+    def handling_signals(self):
+        return _SignalScope(self)
+
+
+class _SignalScope:
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self, stopper: _Stopper):
+        self.stopper = stopper
+        self.saved: dict[int, Any] = {}
+
+    def __enter__(self) -> _SignalScope:
+        if threading.current_thread() is threading.main_thread():
+            for sig in self._SIGNALS:
+                try:
+                    self.saved[sig] = signal.signal(sig, self.stopper.on_signal)
+                except (ValueError, OSError):
+                    pass
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+
+
+def _grow_pipe(fd: int) -> None:
+    """Ask Linux for a 1 MiB pipe buffer (fewer, larger reads); harmless where unsupported."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, _PIPE_BYTES)
+    except (ImportError, OSError):
+        pass
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
+def _join(args: list[str]) -> str:
+    import shlex
+
+    return shlex.join(args)

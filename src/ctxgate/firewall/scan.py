@@ -1,0 +1,279 @@
+"""Streaming scan of an output as it is written to the archive, in constant memory.
+
+:class:`OutputScanner` sees the output chunk by chunk and keeps only what a digest needs:
+the first ``keep_bytes`` bytes (head lines, JSON preview, binary sniffing, verbatim
+delivery of small outputs), the last ``tail_keep_bytes`` bytes (tail lines and tail
+characters), the line count, the long lines (at least ``long_line_bytes``, exact lengths),
+and the lines that matter (errors, failures, tracebacks, warnings; the first
+``hits_per_kind`` of each kind, then counts). A 1 GiB output is digested without re-reading
+it, with memory bounded by those caps.
+
+Work per byte is a handful of C-level scans per 1 MiB block: a newline count, one
+``bytes.find`` per error keyword on an ASCII-lowercased copy, and one short newline probe per
+``long_line_bytes / 2`` bytes (any line that long must cover a whole probe window, so none
+is missed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ctxgate.firewall.errorlines import KEYWORDS, Hit, classify_line
+
+__all__ = ["OutputScanner", "ScanResult"]
+
+BLOCK_BYTES = 1 << 20
+"""Bytes gathered before a block is scanned."""
+MAX_CARRY_BYTES = 4 << 20
+"""A line without newline longer than this is scanned in pieces (its length stays exact)."""
+_SNIFF_BYTES = 8192
+_MAX_CANDIDATES_PER_BLOCK = 4096
+_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ScanResult:
+    """What a scan kept of an output."""
+
+    total_bytes: int
+    lines: int
+    """Lines, counting a final line without newline."""
+    prefix: bytes
+    """The first bytes (at most the scanner's ``keep_bytes``)."""
+    suffix: bytes
+    """The last bytes (at most the scanner's ``tail_keep_bytes``)."""
+    longest_line: int
+    """Longest line in bytes if at least ``long_line_threshold``; else a lower bound."""
+    longest_line_number: int
+    long_lines: int
+    """Lines of at least ``long_line_threshold`` bytes."""
+    long_line_threshold: int
+    hits: tuple[Hit, ...]
+    hit_counts: dict[str, int] = field(default_factory=dict)
+    """Classified lines that matter per kind, up to line ``hits_counted_to``."""
+    hits_exact: bool = True
+    """False when a flood of candidates switched the scan to counting keyword occurrences."""
+    hits_counted_to: int = 0
+    """Last line classified (the whole output when ``hits_exact``)."""
+    uncounted_occurrences: int = 0
+    """Keyword occurrences after ``hits_counted_to`` (not classified; may include look-alikes)."""
+    binary: bool = False
+    sha256: str | None = None
+    """SHA-256 of the output, computed for binary output."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether :attr:`prefix` is the whole output."""
+        return len(self.prefix) == self.total_bytes
+
+    @property
+    def hits_total(self) -> int:
+        return sum(self.hit_counts.values())
+
+
+class OutputScanner:
+    """Feed chunks with :meth:`feed`, then :meth:`close` for the :class:`ScanResult`.
+
+    Args:
+        keep_bytes: bytes kept from the start.
+        tail_keep_bytes: bytes kept from the end.
+        long_line_bytes: lines at least this long are measured exactly and counted.
+        line_max_bytes: bytes kept of each line that matters.
+        hits_per_kind: lines that matter kept per kind (the rest are counted).
+    """
+
+    def __init__(self, *, keep_bytes: int = 262_144, tail_keep_bytes: int = 65_536,
+                 long_line_bytes: int = 4_096, line_max_bytes: int = 240,
+                 hits_per_kind: int = 64):
+        self.keep_bytes = max(keep_bytes, _SNIFF_BYTES)
+        self.tail_keep_bytes = tail_keep_bytes
+        self.long_line_bytes = max(64, long_line_bytes)
+        self.line_max_bytes = line_max_bytes
+        self.hits_per_kind = hits_per_kind
+        self._prefix = bytearray()
+        self._suffix = b""
+        self._buf = bytearray()
+        self._total = 0
+        self._newlines = 0
+        self._offset = 0  # absolute offset of self._buf[0]
+        self._line_start = 0  # absolute offset where the current line starts
+        self._longest = 0
+        self._longest_no = 0
+        self._long_lines = 0
+        self._hits: list[Hit] = []
+        self._kept = Counter()
+        self._counts = Counter()
+        self._exact = True
+        self._counting_only = False
+        self._counting_from = 0
+        self._uncounted = 0
+        self._binary: bool | None = None
+        self._sha = None
+        self._closed: ScanResult | None = None
+
+    def feed(self, data: bytes) -> None:
+        """Add a chunk (any size, any boundary)."""
+        if not data:
+            return
+        before = self._total
+        self._total += len(data)
+        if len(self._prefix) < self.keep_bytes:
+            self._prefix += data[: self.keep_bytes - len(self._prefix)]
+        if len(data) >= self.tail_keep_bytes:
+            self._suffix = bytes(data[-self.tail_keep_bytes:])
+        else:
+            self._suffix = (self._suffix + data)[-self.tail_keep_bytes:]
+        if self._binary is None and self._total >= _SNIFF_BYTES:
+            self._sniff(before)
+        if self._sha is not None:
+            self._sha.update(data)
+        self._buf += data
+        if len(self._buf) >= BLOCK_BYTES:
+            cut = self._buf.rfind(b"\n") + 1
+            if cut == 0 and len(self._buf) < MAX_CARRY_BYTES:
+                return
+            if cut == 0:
+                cut = len(self._buf)
+            block = bytes(self._buf[:cut])
+            del self._buf[:cut]
+            self._scan(block)
+
+    def close(self) -> ScanResult:
+        """Scan what is left and return the result (idempotent)."""
+        if self._closed is not None:
+            return self._closed
+        if self._binary is None:
+            self._sniff(self._total)
+        if self._buf:
+            block = bytes(self._buf)
+            self._buf.clear()
+            self._scan(block)
+        # the last line has no newline: close it
+        if self._line_start < self._total:
+            self._line_done(self._total - self._line_start, self._newlines + 1)
+        lines = self._newlines + (1 if self._total and self._line_start < self._total else 0)
+        longest, longest_no = self._longest, self._longest_no
+        if self._closed is None:
+            self._closed = ScanResult(
+                total_bytes=self._total, lines=lines, prefix=bytes(self._prefix),
+                suffix=self._suffix, longest_line=longest, longest_line_number=longest_no,
+                long_lines=self._long_lines, long_line_threshold=self.long_line_bytes,
+                hits=tuple(sorted(self._hits, key=lambda h: h.number)),
+                hit_counts=dict(sorted(self._counts.items())), hits_exact=self._exact,
+                hits_counted_to=self._counting_from - 1 if not self._exact else lines,
+                uncounted_occurrences=self._uncounted,
+                binary=bool(self._binary),
+                sha256=self._sha.hexdigest() if self._sha is not None else None,
+            )
+        return self._closed
+
+    # ------------------------------------------------------------------ internals
+
+    def _sniff(self, seen: int) -> None:
+        """Decide text or binary from the first 8 KiB; ``seen`` bytes came before the
+        current chunk (all of them are in the prefix, which is at least 8 KiB)."""
+        self._binary = _looks_binary(bytes(self._prefix[:_SNIFF_BYTES]))
+        if self._binary:
+            self._sha = hashlib.sha256(bytes(self._prefix[:seen]))
+
+    def _scan(self, block: bytes) -> None:
+        base = self._offset
+        first_no = self._newlines + 1
+        nl_count = block.count(b"\n")
+        self._long_line_probe(block, base, first_no)
+        if not self._binary:
+            self._keyword_scan(block, first_no)
+        self._newlines += nl_count
+        last_nl = block.rfind(b"\n")
+        if last_nl != -1:
+            self._line_start = base + last_nl + 1
+        self._offset = base + len(block)
+
+    def _line_done(self, length: int, number: int) -> None:
+        if length >= self.long_line_bytes:
+            self._long_lines += 1
+        if length > self._longest:
+            self._longest, self._longest_no = length, number
+
+    def _long_line_probe(self, block: bytes, base: int, first_no: int) -> None:
+        half = self.long_line_bytes // 2
+        first_nl = block.find(b"\n")
+        if first_nl != -1:  # the line running in from earlier blocks ends here
+            self._line_done(base + first_nl - self._line_start, first_no)
+        n = len(block)
+        m = 0 if first_nl == -1 else first_nl + 1
+        while m + half <= n:
+            if block.find(b"\n", m, m + half) != -1:
+                m += half
+                continue
+            start = block.rfind(b"\n", 0, m) + 1
+            end = block.find(b"\n", m + half)
+            if end == -1:
+                return  # runs past the block: measured when its newline arrives
+            number = first_no + block.count(b"\n", 0, start)
+            self._line_done(end - start, number)
+            m = end + 1
+
+    def _keyword_scan(self, block: bytes, first_no: int) -> None:
+        lowered = block.translate(_LOWER)
+        if self._counting_only:
+            self._count_occurrences(lowered, 0)
+            return
+        starts: set[int] = set()
+        for kw in KEYWORDS:
+            pos = lowered.find(kw)
+            while pos != -1 and len(starts) <= _MAX_CANDIDATES_PER_BLOCK:
+                starts.add(block.rfind(b"\n", 0, pos) + 1)
+                nxt = block.find(b"\n", pos)
+                if nxt == -1:
+                    break
+                pos = lowered.find(kw, nxt + 1)
+        if not starts:
+            return
+        ordered = sorted(starts)
+        if len(ordered) > _MAX_CANDIDATES_PER_BLOCK:
+            # a flood of candidates: classify the first ones, count the rest from here on
+            ordered = ordered[:_MAX_CANDIDATES_PER_BLOCK]
+        number = first_no
+        prev = 0
+        end = 0
+        for start in ordered:
+            number += block.count(b"\n", prev, start)
+            prev = start
+            end = block.find(b"\n", start)
+            end = len(block) if end == -1 else end
+            raw = block[start:end]
+            kind = classify_line(raw[:4096].decode("utf-8", "replace"))
+            if kind is None:
+                continue
+            self._counts[kind] += 1
+            if self._kept[kind] < self.hits_per_kind:
+                self._kept[kind] += 1
+                cut = raw[: self.line_max_bytes].decode("utf-8", "ignore")
+                self._hits.append(Hit(number=number, text=cut.rstrip("\r"),
+                                      length=len(raw), kind=kind))
+        if len(starts) > _MAX_CANDIDATES_PER_BLOCK or len(self._hits) >= 3 * self.hits_per_kind:
+            self._counting_only = True
+            self._counting_from = number + 1
+            self._count_occurrences(lowered, end + 1)
+
+    def _count_occurrences(self, lowered: bytes, start: int) -> None:
+        self._exact = False
+        for kw in KEYWORDS:
+            self._uncounted += lowered.count(kw, start)
+
+
+def _looks_binary(head: bytes) -> bool:
+    """NUL bytes, or much invalid UTF-8 / control bytes, in the first 8 KiB."""
+    if not head:
+        return False
+    if b"\x00" in head:
+        return True
+    text = head.decode("utf-8", "replace")
+    bad = text.count("\ufffd")
+    if len(head) == 8192:  # a multi-byte character may be cut at the end
+        bad = max(0, bad - 3)
+    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\f\b\x1b")
+    return (bad + controls) > max(8, len(text) // 20)
