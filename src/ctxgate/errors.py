@@ -17,6 +17,7 @@ from runtime failures, because the CLI maps them to different exit codes (2 and 
     │   └── DecisionModelError      a decision backend failed (the gate turns it into a deny)
     │       ├── DecisionTimeout     the backend chain did not answer within its deadline
     │       ├── MalformedAnswer     missing, NaN, out-of-range or unparseable answer
+    │       │   └── DecisionRefused the model explicitly refused to answer (ends a fallback chain)
     │       └── RequestTooLarge     the request exceeds the backend's limits (never sent)
     │   └── ToolDenied              a gated Python tool was not run; carries the verdict
     └── BoundError                  a record could not be bounded
@@ -35,6 +36,7 @@ __all__ = [
     "ConfigError",
     "CtxgateError",
     "DecisionModelError",
+    "DecisionRefused",
     "DecisionTimeout",
     "EntryNotFound",
     "FirewallError",
@@ -182,3 +184,10 @@ class ToolDenied(GateError):
     def __init__(self, message: str, *, verdict: object = None):
         super().__init__(message)
         self.verdict = verdict
+
+
+class DecisionRefused(MalformedAnswer):
+    """The decision model explicitly refused to answer (a refusal field, a content filter).
+
+    A fallback chain never passes a refused request on to its next member.
+    """
