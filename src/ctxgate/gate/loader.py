@@ -59,5 +59,11 @@ def load_decision_model(spec: str, policy: GatePolicy) -> Any:
     if hasattr(target, "evaluate"):
         return target
     if callable(target):
-        return target(policy)
+        try:
+            return target(policy)
+        except ImportError as exc:
+            raise GateError(
+                f"the decision backend {spec!r} could not be built ({exc}); install its extra "
+                "or choose another backend. The gate never allows a call without a backend"
+            ) from exc
     raise GateError(f"{spec!r} is neither a DecisionModel nor a factory of one")

@@ -25,10 +25,6 @@ __all__ = ["ArgsHook", "gated"]
 ArgsHook = Callable[[str, dict[str, Any]], dict[str, Any]]
 """``hook(tool, arguments)`` → the (possibly rewritten) arguments."""
 
-MAX_RECHECKS = 3
-"""How often arguments rewritten after approval are judged again before the call is refused."""
-
-
 def _value(source: Any) -> Any:
     return source() if callable(source) else source
 
@@ -62,26 +58,23 @@ def gated(
         sig = inspect.signature(fn)
         tool = name or fn.__name__
 
+        async def judge(args: dict[str, Any]) -> None:
+            verdict = await gate.decide(
+                ToolCall(tool=tool, arguments=args), user_request=_value(user_request),
+                conversation=_value(conversation), run_prompts=run_prompts)
+            if not verdict.allowed:
+                raise ToolDenied(verdict.reason, verdict=verdict)
+
         async def judged(args: dict[str, Any]) -> dict[str, Any]:
             for hook in rewriters:
                 args = hook(tool, copy.deepcopy(args))
-            for _ in range(MAX_RECHECKS + 1):
-                verdict = await gate.decide(
-                    ToolCall(tool=tool, arguments=args), user_request=_value(user_request),
-                    conversation=_value(conversation), run_prompts=run_prompts)
-                if not verdict.allowed:
-                    raise ToolDenied(verdict.reason, verdict=verdict)
-                approved = verdict.args_sha256
-                final = copy.deepcopy(args)
-                for hook in after_approval:
-                    final = hook(tool, final)
-                if args_sha256(final) == approved:
-                    return final
-                args = final  # rewritten after approval: judge what will really run
-            raise ToolDenied(
-                f"Tool gate: the arguments of `{tool}` kept changing after approval "
-                f"({MAX_RECHECKS} re-checks), so the call was not run. Ask the user.",
-                verdict=verdict)
+            await judge(args)
+            final = copy.deepcopy(args)
+            for hook in after_approval:
+                final = hook(tool, final)
+            if args_sha256(final) != args_sha256(args):
+                await judge(final)  # rewritten after approval: judge what will really run
+            return final
 
         def bind(args: tuple, kwargs: dict) -> dict[str, Any]:
             bound = sig.bind(*args, **kwargs)

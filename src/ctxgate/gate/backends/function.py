@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,33 @@ __all__ = ["AnswerFunction", "FunctionDecisionModel"]
 
 AnswerFunction = Callable[[Mapping[str, Any], Sequence[Question]], Any]
 """``fn(state, questions)`` → answers (a sequence of ``Answer`` or ``{id: p}``), maybe awaitable."""
+
+
+async def _in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run ``fn`` in a daemon thread: a timed-out call is abandoned, and nothing (not even
+    ``asyncio.run``'s executor shutdown) waits for it."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not future.done():
+            if ok:
+                future.set_result(value)
+            else:
+                future.set_exception(value)
+
+    def run() -> None:
+        try:
+            value, ok = fn(*args), True
+        except BaseException as exc:  # handed to the awaiting coroutine
+            value, ok = exc, False
+        try:
+            loop.call_soon_threadsafe(settle, ok, value)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            pass
+
+    threading.Thread(target=run, name="ctxgate-decision-fn", daemon=True).start()
+    return await future
 
 
 @dataclass(kw_only=True)
@@ -67,7 +95,7 @@ class FunctionDecisionModel:
             if inspect.iscoroutinefunction(self.fn):
                 result = await self.fn(state, qs)
             elif self.threaded:
-                result = await asyncio.to_thread(self.fn, state, qs)
+                result = await _in_daemon_thread(self.fn, state, qs)
             else:
                 result = self.fn(state, qs)
             if inspect.isawaitable(result):
