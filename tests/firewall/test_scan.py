@@ -1,0 +1,119 @@
+"""The streaming scanner: same result for any chunking, exact counts, bounded memory."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxgate.firewall.meter import TokenMeter
+from ctxgate.firewall.scan import OutputScanner
+
+from .helpers import build_log
+
+
+def scan_chunks(data: bytes, sizes: list[int], **kw):
+    sc = OutputScanner(**kw)
+    pos = 0
+    k = 0
+    while pos < len(data):
+        n = sizes[k % len(sizes)] if sizes else len(data)
+        sc.feed(data[pos:pos + n])
+        pos += n
+        k += 1
+    return sc.close()
+
+
+def test_counts_and_hits_with_line_numbers() -> None:
+    log = build_log(5_000, error_at=2_500).encode()
+    r = scan_chunks(log, [65_536])
+    assert r.total_bytes == len(log)
+    assert r.lines == 5_000
+    assert [(h.number, h.kind) for h in r.hits] == [(2_500, "error")]
+    assert r.hit_counts == {"error": 1}
+    assert r.hits_exact
+
+
+def test_final_line_without_newline_counts() -> None:
+    assert scan_chunks(b"a\nb", [1]).lines == 2
+    assert scan_chunks(b"a\nb\n", [1]).lines == 2
+    assert scan_chunks(b"", [1]).lines == 0
+    assert scan_chunks(b"no newline", [3]).lines == 1
+
+
+def test_long_lines_measured_exactly_across_chunks() -> None:
+    data = b"short\n" + b"x" * 10_000 + b"\nshort\n" + b"y" * 5_000_000 + b"\nend"
+    r = scan_chunks(data, [777_777], long_line_bytes=4096)
+    assert r.longest_line == 5_000_000
+    assert r.longest_line_number == 4
+    assert r.long_lines == 2
+
+
+def test_memory_is_bounded() -> None:
+    sc = OutputScanner(keep_bytes=100_000, tail_keep_bytes=10_000)
+    block = build_log(20_000).encode()
+    for _ in range(20):
+        sc.feed(block)
+    r = sc.close()
+    assert len(r.prefix) == 100_000 and len(r.suffix) == 10_000
+    assert r.total_bytes == 20 * len(block)
+    assert r.suffix == (block * 2)[-10_000:]
+
+
+def test_flood_of_error_lines_switches_to_counting() -> None:
+    data = ("error: x\n" * 50_000).encode()
+    r = scan_chunks(data, [1 << 20], hits_per_kind=10)
+    assert len(r.hits) == 10
+    assert not r.hits_exact
+    assert r.hits_counted_to >= 10
+    assert r.hit_counts["error"] + r.uncounted_occurrences >= 50_000 - 1
+
+
+def test_binary_detection_and_sha() -> None:
+    import hashlib
+
+    data = bytes(range(256)) * 100
+    r = scan_chunks(data, [1000])
+    assert r.binary
+    assert r.sha256 == hashlib.sha256(data).hexdigest()
+    assert not scan_chunks(build_log(100).encode(), [10]).binary
+    assert not scan_chunks("héllo wörld ✓\n".encode() * 1000, [7]).binary
+
+
+_pieces = st.lists(st.sampled_from([
+    b"ok line\n", b"error: failed\n", b"warning: x\n", b"\n", b"x" * 5000, b"\xff\xfe",
+    b"Traceback (most recent call last):\n", "ünï ✓\n".encode(), b"tail",
+]), max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pieces=_pieces, sizes=st.lists(st.integers(1, 9_000), min_size=1, max_size=5))
+def test_chunking_never_changes_the_result(pieces: list[bytes], sizes: list[int]) -> None:
+    data = b"".join(pieces)
+    whole = scan_chunks(data, [], long_line_bytes=4096)
+    parts = scan_chunks(data, sizes, long_line_bytes=4096)
+    assert parts == whole
+    assert whole.lines == data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    exact = max((len(x) for x in data.split(b"\n")), default=0)
+    if exact >= 4096:
+        assert whole.longest_line == exact
+
+
+def test_meter_exact_for_small_outputs() -> None:
+    m = TokenMeter("o200k_base", 2_000)
+    for piece in (b"hello ", b"world\n") * 10:
+        m.feed(piece)
+    m.close()
+    assert m.exact and m.count().tokenizer == "o200k_base"
+    assert m.describe().endswith("(o200k_base)")
+
+
+def test_meter_handles_split_utf8() -> None:
+    text = "ünïcødé ✓ " * 3000
+    data = text.encode()
+    m = TokenMeter("o200k_base", 10**9)
+    for i in range(0, len(data), 7):
+        m.feed(data[i:i + 7])
+    m.close()
+    from ctxgate.tokens import count_tokens
+
+    assert abs(m.count().count - count_tokens(text).count) <= 10
