@@ -1,0 +1,156 @@
+"""`ctxgate hook` commands: Claude Code / Codex hooks (JSON on stdin, decision on stdout)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+hook_app = typer.Typer(
+    name="hook",
+    help="Agent-harness hooks: gate tool calls before they run, digest large outputs after.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+_HARNESS_HELP = "Harness sending the payload: claude-code or codex (same wire format)."
+
+
+def _emit(response) -> None:
+    if response.stdout:
+        sys.stdout.write(response.stdout + "\n")
+        sys.stdout.flush()
+    if response.stderr:
+        sys.stderr.write(response.stderr + "\n")
+    raise typer.Exit(response.exit_code)
+
+
+@hook_app.command("pre")
+def pre(
+    harness: Annotated[str, typer.Option("--harness", help=_HARNESS_HELP)] = "claude-code",
+    rewrite: Annotated[bool, typer.Option(
+        "--rewrite/--no-rewrite",
+        help="Route allowed shell commands through `ctxgate run` (archive + digest).")] = True,
+    approve: Annotated[bool, typer.Option(
+        "--approve", help="On allow, also skip the harness's own permission prompt.")] = False,
+    backend: Annotated[str | None, typer.Option(
+        "--backend", help="Decision backend (default: [gate] backend).")] = None,
+    deadline: Annotated[float, typer.Option(
+        "--deadline", help="Seconds after which the call is blocked, whatever is running.")] = 30.0,
+) -> None:
+    """PreToolUse: judge the call; deny, or allow (and wrap shell commands). Fails closed.
+
+    Example:
+        echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}' | ctxgate hook pre
+    """
+    import os
+    import threading
+
+    from ctxgate.integrations.hooks.handlers import BLOCK_EXIT, HookResponse
+
+    def block(message: str) -> HookResponse:
+        return HookResponse(stderr=f"ctxgate blocked this call: {message}", exit_code=BLOCK_EXIT)
+
+    def watchdog() -> None:
+        sys.stderr.write(f"ctxgate blocked this call: the gate did not decide within {deadline:g} s "
+                         "(a hung decision model or a slow start); retry, or ask the user\n")
+        sys.stderr.flush()
+        os._exit(BLOCK_EXIT)
+
+    timer = threading.Timer(deadline, watchdog)
+    timer.daemon = True
+    timer.start()
+    try:
+        response = _pre(harness, rewrite, approve, backend)
+    except Exception as exc:  # noqa: BLE001 - every failure blocks the call (fail closed)
+        response = block(f"{type(exc).__name__}: {exc}")
+    finally:
+        timer.cancel()
+    _emit(response)
+
+
+def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
+    from ctxgate.cli._options import build_config
+    from ctxgate.errors import UsageError
+    from ctxgate.gate.gate import ToolGate
+    from ctxgate.gate.loader import load_decision_model
+    from ctxgate.integrations.hooks.handlers import pre_tool_use
+    from ctxgate.integrations.hooks.payloads import parse_payload
+
+    if harness not in ("claude-code", "codex"):
+        raise UsageError(f"--harness {harness!r}: use claude-code or codex")
+    payload = parse_payload(sys.stdin.buffer.read(), expect="PreToolUse")
+    config = build_config(gate={"backend": backend})
+    policy = config.gate
+    audit = None
+    if policy.audit:
+        from ctxgate.gate.audit import AuditLog
+
+        audit = AuditLog.in_home(config.home)
+    gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit)
+    return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve)
+
+
+@hook_app.command("post")
+def post(
+    harness: Annotated[str, typer.Option("--harness", help=_HARNESS_HELP)] = "claude-code",
+) -> None:
+    """PostToolUse: digest a large firewallable output; prints nothing for small ones.
+
+    Example:
+        ctxgate hook post < payload.json
+    """
+    from ctxgate.integrations.hooks.handlers import HookResponse
+
+    try:
+        response = _post()
+    except Exception as exc:  # noqa: BLE001 - the output then reaches the model unchanged
+        response = HookResponse(
+            stderr=f"ctxgate could not digest this output ({type(exc).__name__}: {exc}); "
+                   "it was passed through unchanged", exit_code=1)
+    _emit(response)
+
+
+def _post():
+    import functools
+
+    from ctxgate.archive import Archive
+    from ctxgate.cli._options import build_config
+    from ctxgate.firewall.pipeline import firewall
+    from ctxgate.integrations.hooks.handlers import post_tool_use
+    from ctxgate.integrations.hooks.payloads import parse_payload
+
+    payload = parse_payload(sys.stdin.buffer.read(), expect="PostToolUse")
+    config = build_config()
+    with Archive.open(config.home, config.archive) as archive:
+        fw = functools.partial(firewall, archive=archive, policy=config.firewall)
+        return post_tool_use(payload, firewall=fw)
+
+
+@hook_app.command("install")
+def install(
+    harness: Annotated[str, typer.Option("--harness", help=_HARNESS_HELP)] = "claude-code",
+) -> None:
+    """Print the hooks configuration to paste into the harness settings.
+
+    Example:
+        ctxgate hook install > /tmp/hooks.json
+    """
+    import json
+    import shlex
+
+    exe = f"{shlex.quote(sys.executable)} -m ctxgate"
+    flag = "" if harness == "claude-code" else f" --harness {harness}"
+    config = {"hooks": {
+        "PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": f"{exe} hook pre{flag}", "timeout": 60}]}],
+        "PostToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": f"{exe} hook post{flag}", "timeout": 60}]}],
+    }}
+    typer.echo(json.dumps(config, indent=2))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``hook`` sub-app to the top-level app."""
+    app.add_typer(hook_app, name="hook")

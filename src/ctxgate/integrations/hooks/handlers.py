@@ -1,0 +1,151 @@
+"""What ctxgate does at each hook event: gate before the tool, firewall after it.
+
+``PreToolUse`` judges the call with the gate. A deny is returned as the harness's
+``permissionDecision: deny`` with the gate's reason, which the model reads. An allowed shell
+call is rewritten to run through ``ctxgate run`` (``updatedInput``), so its output is
+archived and digested when large; the gate judged the original command, which is exactly what
+runs inside the wrapper. Any failure — malformed payload, unreadable transcript, a backend
+that cannot load, a timeout — blocks the call (exit 2 with the reason on stderr): a hook that
+fails open is the weakness peers' users report, so ctxgate never does.
+
+``PostToolUse`` puts a firewallable tool's output (search, MCP results …) through the
+firewall and, when it was digested, returns the digest as the replacement output
+(``updatedToolOutput``; ``updatedMCPToolOutput`` for MCP tools). Protected reads and small
+outputs pass untouched (nothing is printed).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ctxgate.integrations.hooks.payloads import HookPayload, read_transcript
+
+__all__ = ["BLOCK_EXIT", "HookResponse", "gate_tool_name", "post_tool_use", "pre_tool_use",
+           "response_text", "wrap_shell_command"]
+
+BLOCK_EXIT = 2
+"""Exit status that makes Claude Code and Codex block the tool call and show stderr."""
+
+SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell"})
+"""Harness tool names (lowercased) whose ``command`` is a shell string."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookResponse:
+    """What the hook process prints and exits with."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+
+
+def gate_tool_name(tool: str) -> str:
+    """The gate's name for a harness tool: lowercased, so ``Bash`` meets the ``bash`` full view."""
+    name = tool.lower()
+    return "bash" if name in SHELL_TOOLS else name
+
+
+def wrap_shell_command(command: str, *, python: str = sys.executable) -> str:
+    """The shell command that runs ``command`` through ``ctxgate run`` (same exit status)."""
+    return (f"{shlex.quote(python)} -m ctxgate run --tool bash -c {shlex.quote(command)}")
+
+
+def _already_wrapped(command: str) -> bool:
+    return " -m ctxgate run " in command or command.lstrip().startswith("ctxgate run ")
+
+
+def pre_tool_use(
+    payload: HookPayload,
+    *,
+    decide: Callable[..., Any],
+    rewrite_shell: bool = True,
+    approve: bool = False,
+    python: str = sys.executable,
+) -> HookResponse:
+    """Judge a call before it runs.
+
+    Args:
+        payload: the parsed ``PreToolUse`` payload.
+        decide: ``decide(ToolCall, conversation=...) -> Verdict`` (``ToolGate.decide_sync``).
+        rewrite_shell: route allowed shell commands through ``ctxgate run``.
+        approve: on allow, also say ``permissionDecision: allow`` (skips the harness's own
+            prompt); by default an allowed call goes on to the harness's permission rules.
+        python: the interpreter the rewritten command runs ctxgate with.
+
+    Returns:
+        The response; any exception escaping here must be turned into a block by the caller.
+    """
+    from ctxgate.gate.gate import ToolCall
+
+    conversation = read_transcript(payload.transcript_path) if payload.transcript_path else None
+    call = ToolCall(tool=gate_tool_name(payload.tool), arguments=payload.tool_input,
+                    call_id=payload.tool_use_id)
+    verdict = decide(call, conversation=conversation)
+    if not verdict.allowed:
+        out = {"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "ask" if verdict.outcome == "ask" else "deny",
+            "permissionDecisionReason": verdict.reason,
+        }}
+        return HookResponse(stdout=json.dumps(out, ensure_ascii=False))
+    specific: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    command = payload.tool_input.get("command")
+    if (rewrite_shell and gate_tool_name(payload.tool) == "bash" and isinstance(command, str)
+            and command.strip() and not _already_wrapped(command)):
+        specific["updatedInput"] = {**payload.tool_input,
+                                    "command": wrap_shell_command(command, python=python)}
+    if approve:
+        specific["permissionDecision"] = "allow"
+        specific["permissionDecisionReason"] = verdict.reason
+    if len(specific) == 1:
+        return HookResponse()
+    return HookResponse(stdout=json.dumps({"hookSpecificOutput": specific}, ensure_ascii=False))
+
+
+def response_text(tool_response: Any) -> str:
+    """The text a tool response shows the model: a string, stdout+stderr, or content parts."""
+    if isinstance(tool_response, str):
+        return tool_response
+    if isinstance(tool_response, dict):
+        if "stdout" in tool_response or "stderr" in tool_response:
+            out = str(tool_response.get("stdout") or "")
+            err = str(tool_response.get("stderr") or "")
+            return out + ("\n" if out and err and not out.endswith("\n") else "") + err
+        if isinstance(tool_response.get("content"), list):
+            return response_text(tool_response["content"])
+    if isinstance(tool_response, list) and all(
+            isinstance(p, dict) and p.get("type") == "text" for p in tool_response):
+        return "\n".join(str(p.get("text", "")) for p in tool_response)
+    return json.dumps(tool_response, ensure_ascii=False, indent=1)
+
+
+def post_tool_use(
+    payload: HookPayload, *, firewall: Callable[..., Any]
+) -> HookResponse:
+    """Digest a large output after the tool ran.
+
+    Args:
+        payload: the parsed ``PostToolUse`` payload.
+        firewall: ``firewall(tool, output, command=..., session_id=...) -> FirewallResult``
+            with the archive and policy bound.
+    """
+    tool = payload.tool.lower()
+    command = payload.tool_input.get("command")
+    if tool in SHELL_TOOLS and isinstance(command, str) and _already_wrapped(command):
+        return HookResponse()  # ctxgate run already decided and archived this output
+    text = response_text(payload.tool_response)
+    result = firewall(tool, text,
+                      command=command if isinstance(command, str) else None,
+                      session_id=payload.session_id or None)
+    if not result.digested or result.text is None:
+        return HookResponse()
+    key = "updatedMCPToolOutput" if tool.startswith("mcp__") else "updatedToolOutput"
+    value: Any = ([{"type": "text", "text": result.text}] if key == "updatedMCPToolOutput"
+                  else result.text)
+    out = {"hookSpecificOutput": {"hookEventName": "PostToolUse", key: value}}
+    return HookResponse(stdout=json.dumps(out, ensure_ascii=False))

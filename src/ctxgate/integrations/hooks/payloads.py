@@ -1,0 +1,163 @@
+"""Hook payloads of Claude Code and Codex (one wire format), parsed and checked.
+
+A hook receives one JSON object on stdin: ``hook_event_name``, ``tool_name``, ``tool_input``,
+and for ``PostToolUse`` the ``tool_response``; plus ``session_id``, ``transcript_path``,
+``cwd`` and ``tool_use_id``. Anything else is malformed and raises :class:`HookPayloadError`
+naming the field — the pre-tool hook then blocks the call (fail closed).
+
+The transcript (JSON Lines) is where the user's request comes from: each line with a
+``message`` of role ``user`` or ``assistant`` becomes one message; meta lines the harness
+injected (``isMeta``) are dropped, and a compaction summary (``isCompactSummary`` or a
+``summary`` line) becomes a boundary message, so nothing before it is trusted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ctxgate.errors import UsageError
+
+__all__ = [
+    "COMPACTION_TEXT",
+    "MAX_PAYLOAD_BYTES",
+    "HookPayload",
+    "HookPayloadError",
+    "parse_payload",
+    "read_transcript",
+]
+
+MAX_PAYLOAD_BYTES = 256 * 1024 * 1024
+"""Largest payload read from stdin, UTF-8 bytes (a tool response can be large)."""
+
+MAX_TRANSCRIPT_MESSAGES = 400
+"""Messages kept from the end of a transcript (the request is near the end)."""
+
+COMPACTION_TEXT = "[Context compacted]"
+"""Text of the boundary message a compaction summary becomes (a default gate marker)."""
+
+EVENTS = ("PreToolUse", "PostToolUse")
+
+
+class HookPayloadError(UsageError):
+    """The hook payload is not what a harness sends; the message names the field."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookPayload:
+    """One hook invocation."""
+
+    event: str
+    """``PreToolUse`` or ``PostToolUse``."""
+    tool: str
+    """The harness's tool name (``Bash``, ``Read``, ``mcp__server__tool`` ...)."""
+    tool_input: dict[str, Any]
+    tool_response: Any = None
+    """The tool's result (``PostToolUse`` only): a string, a dict or content parts."""
+    session_id: str = ""
+    transcript_path: str = ""
+    cwd: str = ""
+    tool_use_id: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def parse_payload(raw: bytes | str, *, expect: str | None = None) -> HookPayload:
+    """Parse a hook payload.
+
+    Args:
+        raw: stdin as received.
+        expect: the event this hook was installed for; a payload of another event is an error.
+
+    Raises:
+        HookPayloadError: not UTF-8 JSON, not an object, a required field missing or of the
+            wrong type, or an unexpected event; the message says which and what is expected.
+    """
+    if isinstance(raw, bytes):
+        if len(raw) > MAX_PAYLOAD_BYTES:
+            raise HookPayloadError(
+                f"hook payload is {len(raw):,} bytes, over the {MAX_PAYLOAD_BYTES:,}-byte limit")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise HookPayloadError(f"hook payload is not UTF-8 ({exc}); the harness must send "
+                                   "JSON text on stdin") from exc
+    else:
+        text = raw
+    if not text.strip():
+        raise HookPayloadError("hook payload is empty; run this command as a harness hook, "
+                               "which sends one JSON object on stdin")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HookPayloadError(f"hook payload is not valid JSON ({exc.msg} at line {exc.lineno} "
+                               f"column {exc.colno})") from exc
+    if not isinstance(data, dict):
+        raise HookPayloadError(f"hook payload is a JSON {type(data).__name__}, not an object")
+    event = data.get("hook_event_name", expect)
+    if event not in EVENTS:
+        raise HookPayloadError(f"hook_event_name is {event!r}; ctxgate handles {list(EVENTS)}")
+    if expect is not None and event != expect:
+        raise HookPayloadError(f"this hook handles {expect}, but the payload is {event}; "
+                               "check the event the hook is installed under")
+    tool = data.get("tool_name")
+    if not isinstance(tool, str) or not tool:
+        raise HookPayloadError("tool_name is missing or not a non-empty string")
+    tool_input = data.get("tool_input", {})
+    if not isinstance(tool_input, dict):
+        raise HookPayloadError(f"tool_input is a JSON {type(tool_input).__name__}, not an object")
+    for key in ("session_id", "transcript_path", "cwd", "tool_use_id"):
+        if key in data and data[key] is not None and not isinstance(data[key], str):
+            raise HookPayloadError(f"{key} must be a string")
+    if event == "PostToolUse" and "tool_response" not in data:
+        raise HookPayloadError("PostToolUse payload has no tool_response")
+    known = {"hook_event_name", "tool_name", "tool_input", "tool_response", "session_id",
+             "transcript_path", "cwd", "tool_use_id"}
+    return HookPayload(
+        event=event, tool=tool, tool_input=tool_input, tool_response=data.get("tool_response"),
+        session_id=data.get("session_id") or "", transcript_path=data.get("transcript_path") or "",
+        cwd=data.get("cwd") or "", tool_use_id=data.get("tool_use_id") or "",
+        extra={k: v for k, v in data.items() if k not in known},
+    )
+
+
+def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES) -> list[dict[str, Any]]:
+    """The conversation in a harness transcript, as Anthropic-style messages, oldest first.
+
+    Streams the file line by line and keeps only the last ``keep`` messages, so a long
+    session costs no more memory than its tail. Lines that are not JSON objects are skipped
+    (a transcript being appended to may end in a partial line).
+
+    Raises:
+        HookPayloadError: the file cannot be read.
+    """
+    messages: deque[dict[str, Any]] = deque(maxlen=keep)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if not isinstance(entry, dict):
+                    continue
+                if entry.get("type") == "summary" or entry.get("isCompactSummary"):
+                    messages.append({"role": "user", "content": [
+                        {"type": "text", "text": f"{COMPACTION_TEXT} {entry.get('summary', '')}"}]})
+                    continue
+                if entry.get("isMeta"):
+                    continue
+                msg = entry.get("message")
+                if isinstance(msg, dict) and msg.get("role") in ("user", "assistant"):
+                    messages.append({"role": msg["role"], "content": msg.get("content", "")})
+                elif entry.get("role") in ("user", "assistant"):  # Codex-style flat lines
+                    messages.append({"role": entry["role"], "content": entry.get("content", "")})
+    except OSError as exc:
+        raise HookPayloadError(f"cannot read transcript_path {str(path)!r}: {exc}") from exc
+    return list(messages)

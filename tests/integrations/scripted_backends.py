@@ -1,0 +1,42 @@
+"""Decision-model factories the hook subprocess tests load by ``module:attr`` spec.
+
+They live beside the tests (not in src/) because they script answers: a test double for the
+logic of the hook adapter, never the only test of the gate itself.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ctxgate.gate.backends.function import FunctionDecisionModel
+
+
+def keyword_judge(policy):
+    """Destructive when the command holds 'rm '; requested when the request says 'delete'."""
+
+    def fn(state, questions):
+        command = str(state["tool_call"]["arguments"])
+        request = str(state.get("user_request", ""))
+        return {"destructive": 0.95 if "rm " in command else 0.05,
+                "requested": 0.9 if "delete" in request.lower() else 0.1}
+
+    return FunctionDecisionModel(fn=fn, model_id="keyword-judge")
+
+
+def hangs(policy):
+    """Never answers in time."""
+
+    def fn(state, questions):
+        time.sleep(120)
+        return {}
+
+    return FunctionDecisionModel(fn=fn, model_id="hangs")
+
+
+def broken(policy):
+    """Raises on every call."""
+
+    def fn(state, questions):
+        raise RuntimeError("backend exploded")
+
+    return FunctionDecisionModel(fn=fn, model_id="broken")
