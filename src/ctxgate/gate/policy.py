@@ -154,6 +154,24 @@ class GatePolicy:
     api_key_env: str = "OPENAI_API_KEY"
     """Name of the environment variable holding the API key (the key itself is never configured)."""
 
+    # --- decision-model backends (docs/decision-models.md) -----------------------------------
+    model_temperature: float = 1.0
+    """Calibration temperature T of the ``openai`` logprob backend (``p^(1/T)``; 1 = off);
+    ``ctxgate gate calibrate`` reports the best one."""
+    disable_thinking: bool = False
+    """Send ``chat_template_kwargs.enable_thinking = false`` (Qwen3-style servers); OpenAI
+    itself rejects the field, so it is off by default."""
+    max_request_tokens: int = 0
+    """Largest request a remote backend takes, tokens (estimate: UTF-8 bytes / 4), checked
+    before sending; 0 = not checked (the server's own limit applies)."""
+    max_concurrency: int = 8
+    """Questions in flight at once for the ``openai`` logprob backend."""
+    structured_api: str = "openai"
+    """Wire format of the ``structured`` backend: ``"openai"`` (JSON schema) or
+    ``"anthropic"`` (Messages API with a forced tool)."""
+    fallback_backends: tuple[str, ...] = ("openai", "local")
+    """Members, in order, of the ``fallback`` backend (built-in names)."""
+
     def __post_init__(self) -> None:
         from ctxgate.gate.pointers import validate_pointer
 
