@@ -8,6 +8,7 @@ The store only keeps chunks and records.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from ctxgate.archive.writer import EntryWriter
 
 __all__ = ["Archive"]
+
+_LONG_RUN = re.compile(rb"\S{256,}")
 
 _READ_BYTES = 1 << 20
 """Bytes read from a stream per call, bytes."""
@@ -119,8 +122,10 @@ class Archive:
         from ctxgate.tokens import count_tokens, estimate_tokens
 
         if chunker.size <= self.policy.exact_tokens_max_bytes and chunker.size <= len(chunker.head):
-            return count_tokens(bytes(chunker.head).decode("utf-8", "replace"),
-                                self.policy.tokenizer)
+            head = bytes(chunker.head)
+            # The pure-Python BPE is quadratic on long runs without whitespace: estimate those.
+            if not _LONG_RUN.search(head):
+                return count_tokens(head.decode("utf-8", "replace"), self.policy.tokenizer)
         return estimate_tokens(chunker.size)
 
     def _after_store(self) -> None:

@@ -158,24 +158,25 @@ def _line_before(reader: ChunkReader, start: int, n: int) -> int:
     return reader.line_start(n - 1)
 
 
-def _show(reader: ChunkReader, start: int, end: int, focus: int | None) -> tuple[bytes, str]:
+def _show(reader: ChunkReader, start: int, end: int, focus: int | None,
+          cap: int = LINE_SHOW_BYTES) -> tuple[bytes, str]:
     """Bytes of a line to display (a window around ``focus`` when long) and a clip note."""
     body_end = end
     length = end - start
-    if length <= LINE_SHOW_BYTES:
+    if length <= cap:
         raw = reader.read(start, length)
         return (raw[:-1] if raw.endswith(b"\n") else raw), ""
-    lo = start if focus is None else max(start, focus - LINE_SHOW_BYTES // 4)
-    raw = reader.read(lo, LINE_SHOW_BYTES + 3)
+    lo = start if focus is None else max(start, focus - cap // 4)
+    raw = reader.read(lo, cap + 3)
     skip = 0
     while skip < 3 and skip < len(raw) and (raw[skip] & 0xC0) == 0x80:
         skip += 1
-    raw = clip_utf8(raw[skip:], LINE_SHOW_BYTES)
+    raw = clip_utf8(raw[skip:], cap)
     if raw.endswith(b"\n"):
         raw = raw[:-1]
     shown_from = lo + skip
     return raw, (f" [{body_end - start} byte line, shown {shown_from}-{shown_from + len(raw)}; "
-                 f"--bytes {shown_from}:{4 * LINE_SHOW_BYTES}]")
+                 f"--bytes {shown_from}:{4 * cap}]")
 
 
 def render_grep(reader: ChunkReader, entry: Entry, sel: Selection, budget: Budget,
@@ -199,6 +200,7 @@ def render_grep(reader: ChunkReader, entry: Entry, sel: Selection, budget: Budge
     deadline = time.monotonic() + policy.grep_timeout_seconds
     result = scan(reader, pattern, start, end, first, keep, deadline)
     hits = result.hits
+    cap = min(LINE_SHOW_BYTES, budget.max_tokens // 2)
     # Gather display groups until the byte estimate of the budget is used.
     groups: list[list[tuple[int, str, bytes, str]]] = []
     used = 0
@@ -215,9 +217,9 @@ def render_grep(reader: ChunkReader, entry: Entry, sel: Selection, budget: Budge
             n -= 1
             before.append((n, s))
         for n_b, s_b in reversed(before):
-            raw, clip = _show(reader, s_b, next_line_end(reader, s_b, n_b), None)
+            raw, clip = _show(reader, s_b, next_line_end(reader, s_b, n_b), None, cap)
             group.append((n_b, "-", raw, clip))
-        raw, clip = _show(reader, hit.start, hit.end, hit.match)
+        raw, clip = _show(reader, hit.start, hit.end, hit.match, cap)
         group.append((hit.line, ":", raw, clip))
         s, n = hit.end, hit.line
         for _ in range(sel.after):
@@ -225,7 +227,7 @@ def render_grep(reader: ChunkReader, entry: Entry, sel: Selection, budget: Budge
                 break
             n += 1
             e = next_line_end(reader, s, n)
-            raw, clip = _show(reader, s, e, None)
+            raw, clip = _show(reader, s, e, None, cap)
             group.append((n, "-", raw, clip))
             s = e
         used += sum(len(g[2]) + 10 for g in group)

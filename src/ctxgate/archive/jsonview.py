@@ -201,7 +201,7 @@ def render_json(reader: ChunkReader, entry: Entry, sel: Selection, budget: Budge
             objs = [r for r in records if isinstance(r, dict)]
             rows = [f"{entry.lines} lines; keys over the first {len(records)} records:"]
             rows += _key_rows(objs) if objs else structure(records)[1:]
-            return _finish(entry, sid, f"JSON Lines", selector, rows, budget, pointer, sel.keys)
+            return _finish(entry, sid, "JSON Lines", selector, rows, budget, pointer, sel.keys)
         else:
             raise UsageError("this entry is JSON Lines: give a record index first "
                              "(--json /0 is line 1) or use --keys")

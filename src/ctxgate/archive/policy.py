@@ -31,8 +31,10 @@ class ArchivePolicy:
     """Tokenizer named in token counts; ``"estimate"`` counts from bytes."""
     compression_level: int = 1
     """zstd level of stored chunks (1 = fastest of the normal levels; up to 19)."""
-    exact_tokens_max_bytes: int = 1_048_576
-    """Entries up to this many bytes get an exact token count; larger ones a labelled estimate."""
+    exact_tokens_max_bytes: int = 65_536
+    """Entries up to this many bytes get an exact token count (the shipped tokenizer is pure
+    Python, ~2 MB/s); larger ones, and text with very long runs without whitespace, a labelled
+    estimate."""
     grep_max_matches: int = 200
     """Matching lines shown by ``--grep`` when ``--max-matches`` is not given (the total is
     always counted)."""

@@ -20,7 +20,11 @@ from dataclasses import dataclass
 
 from ctxgate.tokens import ESTIMATE, ESTIMATE_BYTES_PER_TOKEN, count_tokens
 
-__all__ = ["Budget", "DecodeStats", "clip_utf8", "decode_row", "fit_rows"]
+__all__ = ["MIN_VIEW_TOKENS", "Budget", "DecodeStats", "clip_utf8", "decode_row", "fit_rows",
+           "upper_token_count"]
+
+MIN_VIEW_TOKENS = 100
+"""Smallest accepted view budget, tokens (a header, a note and a next line must fit)."""
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -86,11 +90,34 @@ def clip_utf8(data: bytes, limit: int) -> bytes:
     return data[:cut]
 
 
+_LONG_RUN = re.compile(r"\S{256,}")
+"""Runs the pure-Python BPE would take quadratic time on; bounded by their byte length."""
+
+
+def upper_token_count(text: str, tokenizer: str) -> int:
+    """Tokens of ``text`` in ``tokenizer``: exact, except that very long runs without
+    whitespace count as their UTF-8 byte length (an upper bound: every token is >= 1 byte)."""
+    runs = list(_LONG_RUN.finditer(text))
+    if not runs:
+        return count_tokens(text, tokenizer).count
+    total = 0
+    pos = 0
+    for m in runs:
+        total += count_tokens(text[pos:m.start()], tokenizer).count + 1
+        total += len(m.group().encode("utf-8", "surrogatepass"))
+        pos = m.end()
+    return total + count_tokens(text[pos:], tokenizer).count
+
+
 class Budget:
     """A view's token budget (named tokenizer, or the labelled estimate)."""
 
     def __init__(self, max_tokens: int, tokenizer: str = "o200k_base") -> None:
-        self.max_tokens = max(1, int(max_tokens))
+        if max_tokens < MIN_VIEW_TOKENS:
+            from ctxgate.errors import UsageError
+
+            raise UsageError(f"--max-tokens must be at least {MIN_VIEW_TOKENS}, got {max_tokens}")
+        self.max_tokens = int(max_tokens)
         self.tokenizer = tokenizer
         self.max_bytes = int(self.max_tokens * ESTIMATE_BYTES_PER_TOKEN)
         """Byte estimate used while gathering rows, bytes."""
@@ -102,7 +129,7 @@ class Budget:
             return True
         if self.tokenizer == ESTIMATE:
             return nbytes <= self.max_bytes
-        return count_tokens(text, self.tokenizer).count <= self.max_tokens
+        return upper_token_count(text, self.tokenizer) <= self.max_tokens
 
     def label(self) -> str:
         return f"{self.max_tokens} tokens ({self.tokenizer})"
