@@ -126,23 +126,68 @@ def _size(text: str) -> tuple[int, int]:
     return len(text), len(text.encode("utf-8", "surrogatepass"))
 
 
-class _Candidate:
-    """A string longer than the floor: where it is and what it weighs serialized."""
+_BLOCK = 2_048
+"""Code points per block of the escaped-length prefix sums of a long string."""
 
-    __slots__ = ("path", "pointer", "full", "text", "n", "esc_c", "esc_b", "simple", "ascii",
-                 "entry_base_c", "entry_base_b")
+
+def _esc_size(text: str) -> tuple[int, int]:
+    """Escaped ``(chars, bytes)`` of ``text`` inside a JSON string, quotes excluded."""
+    esc = encode_basestring(text)
+    if text.isascii():
+        return len(esc) - 2, len(esc) - 2
+    return len(esc) - 2, len(esc.encode("utf-8", "surrogatepass")) - 2
+
+
+class _Candidate:
+    """A string longer than the floor: where it is and what it weighs serialized.
+
+    The escaped size of a head or tail is needed at every step of the search. For a string
+    without escapes or non-ASCII it is its length; otherwise it comes from prefix sums over
+    blocks of :data:`_BLOCK` code points (escaping is per character, so block sums are exact),
+    built lazily from each end as far as the search reaches, plus one partial block.
+    """
+
+    __slots__ = ("path", "pointer", "full", "text", "n", "esc_c", "_esc_b", "simple", "ascii",
+                 "entry_base_c", "entry_base_b", "_head", "_tail")
 
     def __init__(self, path: tuple, pointer: str, full: bool, text: str):
         self.path, self.pointer, self.full, self.text = path, pointer, full, text
         self.n = len(text)
         self.ascii = text.isascii()
-        esc = encode_basestring(text)
-        self.esc_c, self.esc_b = (len(esc), len(esc)) if self.ascii else _size(esc)
+        self.esc_c = len(encode_basestring(text))
+        self._esc_b: int | None = self.esc_c if self.ascii else None
         self.simple = self.ascii and self.esc_c == self.n + 2
         # {"argument":"<pointer>","chars":} without the digits of N
         entry = _dumps({"argument": pointer, "chars": 0})
         c, b = _size(entry)
         self.entry_base_c, self.entry_base_b = c - 1, b - 1
+        self._head: list[tuple[int, int]] = []
+        self._tail: list[tuple[int, int]] = []
+
+    @property
+    def esc_b(self) -> int:
+        """UTF-8 bytes of the serialized string (computed on first use)."""
+        if self._esc_b is None:
+            # escapes are ASCII for ASCII: the extra characters they add are extra bytes too
+            raw = len(self.text.encode("utf-8", "surrogatepass"))
+            self._esc_b = raw + self.esc_c - self.n
+        return self._esc_b
+
+    def _end(self, k: int, tail: bool) -> tuple[int, int]:
+        """Escaped ``(chars, bytes)`` of the first (or last) ``k`` code points."""
+        blocks, text, n = (self._tail if tail else self._head), self.text, self.n
+        full = k // _BLOCK
+        while len(blocks) < full:
+            j = len(blocks)
+            seg = text[n - (j + 1) * _BLOCK:n - j * _BLOCK] if tail else \
+                text[j * _BLOCK:(j + 1) * _BLOCK]
+            c, b = _esc_size(seg)
+            pc, pb = blocks[-1] if blocks else (0, 0)
+            blocks.append((pc + c, pb + b))
+        bc, bb = blocks[full - 1] if full else (0, 0)
+        rest = text[n - k:n - full * _BLOCK] if tail else text[full * _BLOCK:k]
+        c, b = _esc_size(rest)
+        return bc + c, bb + b
 
     def cut_size(self, cap: int) -> tuple[int, int, int]:
         """``(chars cut, escaped chars, escaped bytes)`` of this string cut at ``cap``."""
@@ -152,14 +197,9 @@ class _Candidate:
         if self.simple:
             body_c = body_b = 2 * keep
         else:
-            head = encode_basestring(self.text[:keep])
-            tail = encode_basestring(self.text[self.n - keep:]) if keep else '""'
-            if self.ascii:
-                body_c = body_b = len(head) + len(tail) - 4
-            else:
-                hc, hb = _size(head)
-                tc, tb = _size(tail)
-                body_c, body_b = hc + tc - 4, hb + tb - 4
+            hc, hb = self._end(keep, False)
+            tc, tb = self._end(keep, True)
+            body_c, body_b = hc + tc, hb + tb
         return cut, body_c + marker + 2, body_b + marker + 2
 
 
@@ -214,35 +254,59 @@ class _Fitter:
         self.args = args
         self.budget = budget_chars
         self.limits = limits
-        self.args_c, self.args_b = _size(_dumps(args))
+        self.text = _dumps(args)
+        self.args_c = len(self.text)
+        self._args_b: int | None = self.args_c if self.text.isascii() else None
+        # Without a byte limit, bytes never decide a fit, and a cut that saves characters
+        # saves at least as many bytes (removed text is >= 1 byte a character, the marker is
+        # ASCII); only a non-ASCII pointer in `omitted` needs the byte check then.
+        self.track_bytes = limits.max_bytes is not None
         wrapper_c, wrapper_b = _size(serialize_state(build_state(user_request, tool, 0)))
         self.wrap_c, self.wrap_b = wrapper_c - 1, wrapper_b - 1
         self.cands = _collect(args, full_views, MIN_KEPT_CHARS)
+
+    @property
+    def args_b(self) -> int:
+        """UTF-8 bytes of the serialized arguments (encoded on first use)."""
+        if self._args_b is None:
+            self._args_b = len(self.text.encode("utf-8", "surrogatepass"))
+        return self._args_b
 
     def fits_sizes(self, args_c: int, state_c: int, state_b: int) -> bool:
         return args_c <= self.budget and self.limits.allows(state_c, state_b)
 
     def whole_fits(self) -> bool:
+        if self.args_c > self.budget or not self.limits.allows(self.wrap_c + self.args_c, 0):
+            return False
         return self.fits_sizes(self.args_c, self.wrap_c + self.args_c, self.wrap_b + self.args_b)
 
     def _cuttable(self, honor_full: bool) -> list[_Candidate]:
         return [c for c in self.cands if not (honor_full and c.full)]
 
     def lower_bound_fits(self, cap: int, honor_full: bool) -> bool:
-        """False when even the most a cut at ``cap`` could save is not enough (cheap)."""
-        save_c = save_b = 0
-        for c in self._cuttable(honor_full):
-            if c.n > cap:
-                keep = cap // 2
-                least = 2 * keep + len(str(c.n - 2 * keep)) + 24
-                save_c += max(0, c.esc_c - least)
-                save_b += max(0, c.esc_b - least)
-        args_c, args_b = self.args_c - save_c, self.args_b - save_b
-        return self.fits_sizes(args_c, self.wrap_c + args_c, self.wrap_b + args_b)
+        """False when even the most a cut at ``cap`` could save is not enough (cheap).
 
-    def cut(self, cap: int, rule: Rule, honor_full: bool = True):
+        Characters first: bytes are at least characters, so a state over the byte limit in
+        characters fails without encoding anything.
+        """
+        keep = cap // 2
+        cut = [c for c in self._cuttable(honor_full) if c.n > cap]
+        least = [2 * keep + len(str(c.n - 2 * keep)) + 24 for c in cut]
+        args_c = self.args_c - sum(max(0, c.esc_c - lo) for c, lo in zip(cut, least, strict=True))
+        state_c = self.wrap_c + args_c
+        if not self.fits_sizes(args_c, state_c, 0):
+            return False
+        if not self.track_bytes:
+            return True
+        if not self.limits.allows(state_c, state_c):
+            return False
+        save_b = sum(max(0, c.esc_b - lo) for c, lo in zip(cut, least, strict=True))
+        return self.limits.allows(state_c, self.wrap_b + self.args_b - save_b)
+
+    def cut(self, cap: int, rule: Rule, honor_full: bool = True, *, need_bytes: bool = True):
         """``(cuts, omitted, args_c, state_c, state_b)`` at ``cap`` under ``rule``."""
-        args_c, args_b = self.args_c, self.args_b
+        track = self.track_bytes and need_bytes
+        args_c, args_b = self.args_c, (self.args_b if track else 0)
         om_c = om_b = 0
         cuts: list[tuple[_Candidate, int]] = []
         omitted: list[Omission] = []
@@ -256,12 +320,15 @@ class _Fitter:
                 opening = _OMITTED_OPENING if not omitted else 1
                 extra_c = c.entry_base_c + digits + opening
                 extra_b = c.entry_base_b + digits + opening
-            if after_c + extra_c >= c.esc_c or after_b + extra_b > c.esc_b:
+            if after_c + extra_c >= c.esc_c:
+                continue
+            if (track or extra_b != extra_c) and after_b + extra_b > c.esc_b:
                 continue
             cuts.append((c, cap))
             omitted.append(Omission(argument=c.pointer, chars=n_cut))
             args_c += after_c - c.esc_c
-            args_b += after_b - c.esc_b
+            if track:
+                args_b += after_b - c.esc_b
             digits = len(str(n_cut))
             opening = _OMITTED_OPENING if len(omitted) == 1 else 1
             om_c += c.entry_base_c + digits + opening
@@ -285,6 +352,9 @@ class _Fitter:
         arguments = _materialize(
             self.args, [(c.path, truncate_middle(c.text, cap)) for c, cap in cuts]
         )
+        if not self.track_bytes:  # not tracked in the search: measure the (small) result
+            omitted_b = state_b - self.wrap_b  # args bytes were left at 0
+            state_b = self.wrap_b + _size(_dumps(arguments))[1] + omitted_b
         return ArgumentView(arguments=arguments, omitted=tuple(omitted), args_chars=args_c,
                             state_chars=state_c, state_bytes=state_b)
 
@@ -335,7 +405,7 @@ def fit_arguments(
         blamed = max(fulls, key=lambda c: c.n)  # first of the longest, in document order
         if fitter.at(MIN_KEPT_CHARS, honor_full=False) is not None:
             return FullViewUnfit(argument=blamed.pointer, chars=blamed.n)
-    return TooLarge(chars=fitter.cut(MIN_KEPT_CHARS, "arguments")[2])
+    return TooLarge(chars=fitter.cut(MIN_KEPT_CHARS, "arguments", need_bytes=False)[2])
 
 
 def cut_view(args: Any, *, full_views: Sequence[str] = (), cap: int = MIN_KEPT_CHARS,

@@ -105,6 +105,9 @@ class AuditLog:
                                          check_same_thread=False, isolation_level=None)
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self._conn.execute("PRAGMA journal_mode = WAL")
+            # WAL + NORMAL: a crash of this process loses nothing committed; only a power
+            # loss may drop the last decisions. Keeps recording ~0.1 ms instead of an fsync.
+            self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.executescript(_SCHEMA)
         except (sqlite3.Error, OSError) as exc:
             raise StoreUnavailable(
