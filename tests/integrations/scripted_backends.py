@@ -40,3 +40,18 @@ def broken(policy):
         raise RuntimeError("backend exploded")
 
     return FunctionDecisionModel(fn=fn, model_id="broken")
+
+
+def tool_judge(policy):
+    """Destructive for the filesystem server's writing tools; requested when the request
+    says 'write'."""
+
+    writing = {"write_file", "edit_file", "move_file", "create_directory"}
+
+    def fn(state, questions):
+        tool = state["tool_call"]["tool"]
+        request = str(state.get("user_request", ""))
+        return {"destructive": 0.9 if tool in writing else 0.05,
+                "requested": 0.9 if "write" in request.lower() else 0.1}
+
+    return FunctionDecisionModel(fn=fn, model_id="tool-judge")

@@ -17,6 +17,7 @@ from ctxgate.cli import bound as _bound
 from ctxgate.cli import expand as _expand
 from ctxgate.cli import gate as _gate
 from ctxgate.cli import hook as _hook
+from ctxgate.cli import mcp as _mcp
 from ctxgate.cli import run as _run
 
 __all__ = ["app", "main"]
@@ -35,7 +36,7 @@ def _root() -> None:
     """Context firewall, tool gate and record bound for LLM agents."""
 
 
-for _module in (_run, _expand, _archive, _gate, _bound, _hook):
+for _module in (_run, _expand, _archive, _gate, _bound, _hook, _mcp):
     _module.register(app)
 
 

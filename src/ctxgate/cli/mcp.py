@@ -1,0 +1,92 @@
+"""`ctxgate mcp` commands: serve ctxgate's own tools, or proxy another MCP server ([mcp] extra)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+mcp_app = typer.Typer(
+    name="mcp",
+    help="MCP server (run + expand) and a gating, digesting proxy for any stdio MCP server.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+RequestOption = Annotated[str | None, typer.Option(
+    "--request", help="The run's prompt: the user request the gate judges calls against "
+    "(an MCP server never sees the conversation; without it only read-only calls pass).")]
+GateOption = Annotated[bool, typer.Option(
+    "--gate/--no-gate", help="Judge every call before it runs (default on).")]
+BackendOption = Annotated[str | None, typer.Option(
+    "--backend", help="Decision backend (default: [gate] backend).")]
+
+
+def _pipeline(config, *, gate: bool, request: str | None, prefix: str):
+    from ctxgate.integrations.mcp.tools import CallPipeline
+
+    tool_gate = None
+    if gate:
+        from ctxgate.gate.gate import ToolGate
+        from ctxgate.gate.loader import load_decision_model
+
+        policy = config.gate
+        audit = None
+        if policy.audit:
+            from ctxgate.gate.audit import AuditLog
+
+            audit = AuditLog.in_home(config.home)
+        tool_gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy,
+                             audit=audit)
+    return CallPipeline(config, gate=tool_gate, request=request, tool_prefix=prefix)
+
+
+@mcp_app.command("serve")
+def serve(request: RequestOption = None, gate: GateOption = True,
+          backend: BackendOption = None) -> None:
+    """Serve `run` and `expand` over stdio.
+
+    Example:
+        ctxgate mcp serve --request "fix the failing test"
+    """
+    import anyio
+
+    from ctxgate.cli._options import build_config
+    from ctxgate.integrations.mcp.server import build_server, serve_stdio
+
+    config = build_config(gate={"backend": backend})
+    pipeline = _pipeline(config, gate=gate, request=request, prefix="")
+    anyio.run(serve_stdio, build_server(config, pipeline))
+
+
+@mcp_app.command("proxy", context_settings={"allow_interspersed_args": False})
+def proxy(
+    command: Annotated[list[str], typer.Argument(help="The downstream server command, after --.")],
+    name: Annotated[str, typer.Option(
+        "--name", help="Server name used in firewall tool names (mcp__NAME__tool).")] = "proxy",
+    request: RequestOption = None, gate: GateOption = True, backend: BackendOption = None,
+) -> None:
+    """Put the gate and the firewall in front of a stdio MCP server.
+
+    Example:
+        ctxgate mcp proxy --name fs -- npx @modelcontextprotocol/server-filesystem /srv
+    """
+    import anyio
+
+    from ctxgate.cli._options import build_config
+    from ctxgate.integrations.mcp.proxy import Downstream, build_proxy
+    from ctxgate.integrations.mcp.server import serve_stdio
+
+    config = build_config(gate={"backend": backend})
+    pipeline = _pipeline(config, gate=gate, request=request, prefix=f"mcp__{name}__")
+
+    async def main() -> None:
+        async with Downstream(list(command)) as downstream:
+            await serve_stdio(build_proxy(config, pipeline, downstream))
+
+    anyio.run(main)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``mcp`` sub-app to the top-level app."""
+    app.add_typer(mcp_app, name="mcp")

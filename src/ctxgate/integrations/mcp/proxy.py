@@ -1,0 +1,103 @@
+"""``ctxgate mcp proxy -- CMD ...``: any stdio MCP server, gated and firewalled.
+
+The proxy starts the downstream server, lists its tools and offers them unchanged plus
+``expand``. Each call is judged by the gate (on the exact arguments forwarded), forwarded,
+and its text result put through the firewall; non-text parts (images, resources) pass
+through. Denials and downstream errors come back as error results the model can read.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.server.lowlevel import Server
+
+from ctxgate import __version__
+from ctxgate.errors import CtxgateError
+from ctxgate.integrations.mcp.server import INSTRUCTIONS, result_of
+from ctxgate.integrations.mcp.tools import (
+    EXPAND_SCHEMA,
+    EXPAND_TOOL,
+    CallOutcome,
+    CallPipeline,
+    expand_text,
+)
+from ctxgate.settings import Config
+
+__all__ = ["Downstream", "build_proxy"]
+
+
+class Downstream:
+    """A connected downstream MCP server (a client session over its stdio)."""
+
+    def __init__(self, command: list[str], *, cwd: str | None = None) -> None:
+        if not command:
+            raise ValueError("the downstream server command is empty; pass it after --")
+        self.params = StdioServerParameters(command=command[0], args=command[1:], cwd=cwd)
+        self.stack = AsyncExitStack()
+        self.session: ClientSession | None = None
+        self.tools: list[types.Tool] = []
+
+    async def __aenter__(self) -> Downstream:
+        read, write = await self.stack.enter_async_context(stdio_client(self.params))
+        self.session = await self.stack.enter_async_context(ClientSession(read, write))
+        await self.session.initialize()
+        # Output schemas are dropped: a digested result has no structured content, and
+        # clients reject a result without it when the tool declares a schema.
+        self.tools = [t.model_copy(update={"output_schema": None})
+                      for t in (await self.session.list_tools()).tools]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stack.aclose()
+
+    async def call(self, tool: str, arguments: dict[str, Any]):
+        assert self.session is not None
+        result = await self.session.call_tool(tool, arguments)
+        parts = [p.model_dump(mode="json", by_alias=True, exclude_none=True)
+                 for p in getattr(result, "content", [])]
+        return parts, bool(getattr(result, "is_error", False)), getattr(
+            result, "structured_content", None)
+
+
+def build_proxy(config: Config, pipeline: CallPipeline, downstream: Downstream) -> Server:
+    """The proxy server: the downstream's tools (gated, firewalled) plus ``expand``."""
+    names = {t.name for t in downstream.tools}
+    tools = list(downstream.tools)
+    if EXPAND_TOOL not in names:
+        tools.append(types.Tool(name=EXPAND_TOOL, description=(
+            "Read an archived output by id (lines, grep, bytes, json pointer, keys)."),
+            input_schema=EXPAND_SCHEMA))
+
+    async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        if params.name == EXPAND_TOOL and EXPAND_TOOL not in names:
+            try:
+                text = await anyio.to_thread.run_sync(expand_text, config.home, config, arguments)
+            except CtxgateError as exc:
+                return result_of(CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True))
+            return result_of(CallOutcome(text=text))
+        if params.name not in names:
+            return result_of(CallOutcome(text=f"unknown tool {params.name!r}", is_error=True))
+
+        structured: list[Any] = [None]
+
+        async def handler(tool: str, args: dict[str, Any]):
+            try:
+                parts, is_error, structured[0] = await downstream.call(tool, args)
+            except Exception as exc:  # noqa: BLE001 - a downstream failure is a tool error
+                return [{"type": "text", "text": f"downstream server failed: {exc}"}], True
+            return parts, is_error
+
+        return result_of(await pipeline.call(params.name, arguments, handler), structured[0])
+
+    return Server("ctxgate-proxy", version=__version__, instructions=INSTRUCTIONS,
+                  on_list_tools=on_list_tools, on_call_tool=on_call_tool)

@@ -1,0 +1,101 @@
+"""``ctxgate mcp serve``: an MCP server offering ``run`` (gated, firewalled) and ``expand``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from ctxgate import __version__
+from ctxgate.errors import CtxgateError
+from ctxgate.integrations.mcp.tools import (
+    EXPAND_SCHEMA,
+    EXPAND_TOOL,
+    RUN_SCHEMA,
+    RUN_TOOL,
+    CallOutcome,
+    CallPipeline,
+    expand_text,
+    run_shell,
+)
+from ctxgate.settings import Config
+
+__all__ = ["build_server", "result_of", "serve_stdio"]
+
+INSTRUCTIONS = (
+    "Large tool outputs are replaced by a digest with an archive id; call `expand` with that id "
+    "and a selector (lines, grep, bytes, json) to read the omitted parts. Tool calls are judged "
+    "before they run; a denial comes back as an error with the reason — ask the user then."
+)
+
+
+def result_of(outcome: CallOutcome, structured: Any = None) -> types.CallToolResult:
+    """The MCP result for a pipeline outcome (text first, then kept non-text parts).
+
+    ``structured`` (a downstream's ``structuredContent``) is forwarded only with verbatim
+    text: a digested result must not bring the same bytes back through another field.
+    """
+    content: list[Any] = [types.TextContent(type="text", text=outcome.text)]
+    for part in outcome.parts or ():
+        try:
+            content.append(types.ImageContent.model_validate(part) if part.get("type") == "image"
+                           else types.EmbeddedResource.model_validate(part))
+        except Exception:  # noqa: BLE001 - an unknown part is shown as JSON text instead
+            import json
+
+            content.append(types.TextContent(type="text", text=json.dumps(part)[:2000]))
+    keep = structured if structured is not None and not outcome.digested else None
+    return types.CallToolResult(content=content, is_error=outcome.is_error,
+                                structured_content=keep)
+
+
+def build_server(config: Config, pipeline: CallPipeline) -> Server:
+    """The low-level MCP server with the two tools."""
+    tools = [
+        types.Tool(name=RUN_TOOL, description=(
+            "Run a shell command. Large output comes back as a digest plus an archive id; "
+            "dataset commands (sqlite3, psql, jq, gh --json) come back whole."),
+            input_schema=RUN_SCHEMA),
+        types.Tool(name=EXPAND_TOOL, description=(
+            "Read an archived output by id: lines A:B, head/tail N, grep REGEX (+context), "
+            "bytes OFFSET:LENGTH, json POINTER or keys. The view is bounded and says how to get "
+            "the next page."), input_schema=EXPAND_SCHEMA),
+    ]
+
+    async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        if params.name == EXPAND_TOOL:
+            # Expand output is never firewalled again, and reading is never gated.
+            try:
+                text = await anyio.to_thread.run_sync(expand_text, config.home, config, arguments)
+            except CtxgateError as exc:
+                return result_of(CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True))
+            return result_of(CallOutcome(text=text))
+        if params.name != RUN_TOOL:
+            return result_of(CallOutcome(
+                text=f"unknown tool {params.name!r}; this server has {RUN_TOOL!r} and "
+                     f"{EXPAND_TOOL!r}", is_error=True))
+
+        async def handler(tool: str, args: dict[str, Any]):
+            # run_command digests by itself; the pipeline's firewall then sees a small text.
+            text, code = await anyio.to_thread.run_sync(run_shell, config, args)
+            suffix = "" if code == 0 else f"\n[exit code {code}]"
+            return [{"type": "text", "text": text + suffix}], code != 0
+
+        return result_of(await pipeline.call("bash", arguments, handler))
+
+    return Server("ctxgate", version=__version__, instructions=INSTRUCTIONS,
+                  on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+
+
+async def serve_stdio(server: Server) -> None:
+    """Serve over this process's stdin/stdout until the client disconnects."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

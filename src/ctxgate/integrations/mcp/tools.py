@@ -1,0 +1,180 @@
+"""The MCP tools ctxgate itself offers (``run``, ``expand``) and the shared call pipeline.
+
+Everything here is plain Python (dicts in, text out) so the server and the proxy stay thin:
+``gate → handler → firewall`` is :class:`CallPipeline`, used by both.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxgate.errors import CtxgateError, UsageError
+from ctxgate.settings import Config
+
+__all__ = ["EXPAND_SCHEMA", "EXPAND_TOOL", "RUN_SCHEMA", "RUN_TOOL", "CallOutcome",
+           "CallPipeline", "expand_text"]
+
+EXPAND_TOOL = "expand"
+"""Name of the expand tool (the firewall's drill-down instructions name it)."""
+RUN_TOOL = "run"
+
+EXPAND_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "description": "Archive id (or unique prefix) from a digest."},
+        "lines": {"type": "string", "description": "A:B, 1-based inclusive; negative from the end."},
+        "head": {"type": "integer", "minimum": 0},
+        "tail": {"type": "integer", "minimum": 0},
+        "grep": {"type": "string", "description": "Regular expression; lines that match."},
+        "ignore_case": {"type": "boolean"},
+        "context": {"type": "integer", "minimum": 0},
+        "before": {"type": "integer", "minimum": 0},
+        "after": {"type": "integer", "minimum": 0},
+        "max_matches": {"type": "integer", "minimum": 1},
+        "bytes": {"type": "string", "description": "OFFSET:LENGTH in UTF-8 bytes."},
+        "json": {"type": "string", "description": "RFC 6901 JSON pointer."},
+        "keys": {"type": "boolean", "description": "Structural view of a JSON output."},
+        "max_tokens": {"type": "integer", "minimum": 1},
+    },
+    "required": ["id"],
+    "additionalProperties": False,
+}
+
+RUN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "Shell command (bash -c)."},
+        "raw": {"type": "boolean", "description": "Return the output verbatim (still archived)."},
+        "inline": {"type": "boolean", "description": "Verbatim up to the inline byte cap."},
+        "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds."},
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+_EXPAND_ARGS = {"lines": "lines", "head": "head", "tail": "tail", "grep": "grep",
+                "ignore_case": "ignore_case", "context": "context", "before": "before",
+                "after": "after", "max_matches": "max_matches", "bytes": "byte_range",
+                "json": "json_pointer", "keys": "keys", "max_tokens": "max_tokens"}
+
+
+def expand_text(home: Path, config: Config, arguments: Mapping[str, Any]) -> str:
+    """Run an ``expand`` tool call against the archive; the view is never firewalled again.
+
+    Raises:
+        UsageError: unknown argument or missing id.
+        EntryNotFound, AmbiguousId: as :meth:`Archive.expand`.
+    """
+    from ctxgate.archive import Archive
+
+    unknown = sorted(set(arguments) - set(_EXPAND_ARGS) - {"id"})
+    if unknown:
+        raise UsageError(f"expand: unknown argument(s) {unknown}; known: id, {', '.join(_EXPAND_ARGS)}")
+    entry_id = arguments.get("id")
+    if not isinstance(entry_id, str) or not entry_id:
+        raise UsageError("expand: 'id' is required (the archive id from the digest)")
+    kwargs = {_EXPAND_ARGS[k]: v for k, v in arguments.items() if k != "id" and v is not None}
+    with Archive.open(home, config.archive) as archive:
+        return archive.expand(entry_id, **kwargs).text
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallOutcome:
+    """What the MCP client receives for one call."""
+
+    text: str
+    is_error: bool = False
+    parts: tuple[Mapping[str, Any], ...] | None = None
+    """Non-text content parts to keep (images ...), when the handler returned any."""
+    reason: str = ""
+    """The firewall decision reason or the gate code, for logs and tests."""
+    digested: bool = False
+    """True when the text is a digest replacing the handler's output."""
+
+
+Handler = Callable[[str, dict[str, Any]], Awaitable[tuple[list[Mapping[str, Any]], bool]]]
+"""``handler(tool, arguments)`` → (content parts, is_error) — the wrapped tool execution."""
+
+
+class CallPipeline:
+    """gate → handler → firewall, the one composition every MCP path uses.
+
+    Args:
+        config: settings (archive home and policies).
+        gate: a ``ToolGate`` or ``None`` to run ungated.
+        request: the run's own prompt, the user request the gate judges against (an MCP
+            server never sees the conversation).
+        tool_prefix: prefix of firewall tool names (``mcp__<server>__``).
+    """
+
+    def __init__(self, config: Config, *, gate: Any = None, request: str | None = None,
+                 tool_prefix: str = "mcp__ctxgate__") -> None:
+        self.config = config
+        self.gate = gate
+        self.request = request
+        self.tool_prefix = tool_prefix
+
+    async def call(self, tool: str, arguments: dict[str, Any], handler: Handler) -> CallOutcome:
+        """Judge, run and digest one call; a ctxgate failure becomes an error result."""
+        if self.gate is not None:
+            from ctxgate.gate.gate import ToolCall
+
+            verdict = await self.gate.decide(
+                ToolCall(tool=tool, arguments=arguments),
+                run_prompts=[self.request] if self.request else [])
+            if not verdict.allowed:
+                return CallOutcome(text=verdict.reason, is_error=True, reason=verdict.code)
+        try:
+            parts, is_error = await handler(tool, arguments)
+        except CtxgateError as exc:
+            return CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True, reason="error")
+        texts = [str(p.get("text", "")) for p in parts if p.get("type") == "text"]
+        others = tuple(p for p in parts if p.get("type") != "text")
+        if not texts:
+            return CallOutcome(text="", is_error=is_error, parts=others, reason="no_text")
+        output = "\n".join(texts)
+        result = await _to_thread(self._firewall, self.tool_prefix + tool, output)
+        return CallOutcome(text=result.text if result.text is not None else output,
+                           is_error=is_error, parts=others or None, reason=result.reason,
+                           digested=result.digested)
+
+    def _firewall(self, tool: str, output: str):
+        from ctxgate.archive import Archive
+        from ctxgate.firewall.pipeline import firewall
+
+        with Archive.open(self.config.home, self.config.archive) as archive:
+            return firewall(tool, output, archive=archive, policy=self.config.firewall,
+                            expand_tool=EXPAND_TOOL)
+
+
+async def _to_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    import anyio
+
+    return await anyio.to_thread.run_sync(fn, *args)
+
+
+def run_shell(config: Config, arguments: Mapping[str, Any]) -> tuple[str, int]:
+    """Run the ``run`` tool's command through the firewall; returns (text, exit code)."""
+    import io
+
+    from ctxgate.archive import Archive
+    from ctxgate.firewall.run import run_command
+
+    command = arguments.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise UsageError("run: 'command' must be a non-empty shell command string")
+    out = io.BytesIO()
+    with Archive.open(config.home, config.archive) as archive:
+        result = run_command(shell=command, archive=archive, policy=config.firewall, tool="bash",
+                             raw=bool(arguments.get("raw")), inline=bool(arguments.get("inline")),
+                             timeout=arguments.get("timeout"), stdout=out, stderr=out,
+                             expand_tool=EXPAND_TOOL)
+    return out.getvalue().decode("utf-8", "replace"), result.exit_code
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,137 @@
+"""The MCP server and proxy, driven by a real MCP client over stdio, against real npm servers."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+TESTS_DIR = Path(__file__).resolve().parent.parent
+NODE_BIN = Path(__file__).resolve().parent / "node" / "node_modules" / ".bin"
+ID = re.compile(r"\b[0-9a-f]{12}\b")
+
+
+def _env(backend: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()}
+    env["PYTHONPATH"] = str(TESTS_DIR.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    if backend:
+        env["CTXGATE_GATE__BACKEND"] = backend
+    return env
+
+
+@asynccontextmanager
+async def client(args: list[str], backend: str | None = None):
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ctxgate", "mcp", *args],
+                                   env=_env(backend))
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+
+
+def text_of(result) -> str:
+    return "\n".join(p.text for p in result.content if getattr(p, "type", "") == "text")
+
+
+def server_bin(name: str) -> str:
+    path = NODE_BIN / name
+    assert path.exists(), f"{path} missing: run scripts/install-test-deps (npm ci)"
+    return str(path)
+
+
+def test_serve_digests_large_output_and_expands_it() -> None:
+    async def main() -> None:
+        async with client(["serve", "--no-gate"]) as s:
+            names = {t.name for t in (await s.list_tools()).tools}
+            assert names == {"run", "expand"}
+            big = await s.call_tool("run", {"command": "seq 1 30000"})
+            digest = text_of(big)
+            assert not big.is_error
+            assert len(digest) < 8000
+            entry = ID.search(digest).group(0)
+            view = await s.call_tool("expand", {"id": entry, "lines": "12345:12346"})
+            assert "12345" in text_of(view) and "12346" in text_of(view)
+            grep = await s.call_tool("expand", {"id": entry, "grep": "^2999[0-9]$"})
+            assert "29999" in text_of(grep)
+            missing = await s.call_tool("expand", {"id": "ffffffffffff"})
+            assert missing.is_error and "EntryNotFound" in text_of(missing)
+            dataset = await s.call_tool("run", {"command": "sqlite3 :memory: 'select 40+2'"})
+            assert text_of(dataset).strip() == "42"
+            failing = await s.call_tool("run", {"command": "echo oops; exit 3"})
+            assert failing.is_error and "exit code 3" in text_of(failing)
+
+    anyio.run(main)
+
+
+def test_serve_gate_fails_closed_without_a_request() -> None:
+    async def main() -> None:
+        async with client(["serve"], backend="tests.integrations.scripted_backends:keyword_judge") as s:
+            denied = await s.call_tool("run", {"command": "rm -rf /tmp/ctxgate-nothing-here"})
+            assert denied.is_error
+            assert "restate" in text_of(denied)
+            allowed = await s.call_tool("run", {"command": "echo hello"})  # read-only fast path
+            assert not allowed.is_error and text_of(allowed).strip() == "hello"
+
+    anyio.run(main)
+
+
+def test_proxy_forwards_everything_server_tools() -> None:
+    async def main() -> None:
+        async with client(["proxy", "--no-gate", "--name", "everything", "--",
+                           server_bin("mcp-server-everything")]) as s:
+            names = {t.name for t in (await s.list_tools()).tools}
+            assert {"echo", "get-sum", "expand"} <= names
+            echoed = await s.call_tool("echo", {"message": "through the proxy"})
+            assert "through the proxy" in text_of(echoed)
+            total = await s.call_tool("get-sum", {"a": 2, "b": 40})
+            assert "42" in text_of(total)
+            image = await s.call_tool("get-tiny-image", {})
+            assert any(getattr(p, "type", "") == "image" for p in image.content)
+
+    anyio.run(main)
+
+
+def test_proxy_digests_filesystem_listing_and_gates_writes(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    for d in range(30):
+        sub = root / f"dir{d:02d}"
+        sub.mkdir(parents=True)
+        for f in range(60):
+            (sub / f"file{f:03d}.txt").write_text("x")
+
+    async def main() -> None:
+        async with client(["proxy", "--name", "fs", "--request", "list what is in the tree", "--",
+                           server_bin("mcp-server-filesystem"), str(root)],
+                          backend="tests.integrations.scripted_backends:tool_judge") as s:
+            tree = await s.call_tool("directory_tree", {"path": str(root)})
+            digest = text_of(tree)
+            assert not tree.is_error
+            entry = ID.search(digest).group(0)
+            assert "expand" in digest
+            found = await s.call_tool("expand", {"id": entry, "grep": "file059", "max_matches": 100})
+            assert text_of(found).count("file059") >= 30
+            denied = await s.call_tool("write_file", {"path": str(root / "new.txt"),
+                                                      "content": "hi"})
+            assert denied.is_error
+            assert "destructive" in text_of(denied).lower()
+            assert not (root / "new.txt").exists()
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("cmd", [["/nonexistent/server-binary"]])
+def test_proxy_with_a_missing_downstream_fails_clearly(cmd: list[str]) -> None:
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "ctxgate", "mcp", "proxy", "--no-gate", "--", *cmd],
+                          input=b"", capture_output=True, timeout=60, env=_env(None))
+    assert proc.returncode != 0
+    assert b"server-binary" in proc.stderr
