@@ -62,10 +62,19 @@ def test_memory_is_bounded() -> None:
 def test_flood_of_error_lines_switches_to_counting() -> None:
     data = ("error: x\n" * 50_000).encode()
     r = scan_chunks(data, [1 << 20], hits_per_kind=10)
-    assert len(r.hits) == 10
+    assert [h.number for h in r.hits[:10]] == list(range(1, 11))  # the first ten
+    assert len(r.hits) == 20  # and the last ten classified before counting took over
     assert not r.hits_exact
     assert r.hits_counted_to >= 10
     assert r.hit_counts["error"] + r.uncounted_occurrences >= 50_000 - 1
+
+
+def test_last_hits_are_kept_past_the_cap() -> None:
+    lines = [f"warning: noise {i}" for i in range(1, 3_001)] + ["error: the real one"]
+    r = scan_chunks(("\n".join(lines) + "\n").encode(), [4096], hits_per_kind=8)
+    assert r.hits[-1].number == 3_001 and r.hits[-1].kind == "error"
+    assert r.hit_counts == {"error": 1, "warning": 3_000}
+    assert r.hits_exact
 
 
 def test_binary_detection_and_sha() -> None:

@@ -2,8 +2,9 @@
 
 ``firewall(tool, output, ...)`` handles an output the caller already has;
 ``run_command(argv | shell=..., ...)`` runs a command and streams its output through the same
-path (``ctxgate run``). One function, :func:`decide`, picks digest or verbatim and says why.
-Names resolve lazily: importing this package costs nothing on the per-call path.
+path (``ctxgate run``). One function, :func:`ctxgate.firewall.decide.decide`, picks digest or
+verbatim and says why (it is not re-exported here: the name is its module's). Names resolve
+lazily: importing this package costs nothing on the per-call path.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ _LAZY: dict[str, str] = {
     "TokenMeter": "ctxgate.firewall.meter",
     "build_digest": "ctxgate.firewall.digest",
     "classify_command": "ctxgate.firewall.commands",
-    "decide": "ctxgate.firewall.decide",
     "firewall": "ctxgate.firewall.pipeline",
     "is_dataset_command": "ctxgate.firewall.commands",
     "is_firewallable_tool": "ctxgate.firewall.decide",

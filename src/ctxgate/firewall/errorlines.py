@@ -52,6 +52,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("warning", re.compile(r"\[WARN(?:ING)?\]|\bwarning\b|^\s*WARN\b|\bWARN:|"
                            r"\bdeprecated\b", re.I)),
 )
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _LOOKALIKE = re.compile(r"-Werror|-Wno-error|--fail-fast|fail_fast|errorprone|error_prone|"
                         r"\bno errors?\b|\bwithout errors?\b|\berror[-_]?(?:log|page|handler|"
                         r"code|msg|message)s?\b|\bfailsafe\b", re.I)
@@ -76,7 +77,12 @@ class Hit:
 
 
 def classify_line(line: str) -> str | None:
-    """The kind of a line that matters, or None for ordinary lines and look-alikes."""
+    """The kind of a line that matters, or None for ordinary lines and look-alikes.
+
+    Terminal colour codes are ignored (``\x1b[1;31mERROR\x1b[m`` is ``ERROR``).
+    """
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
     zero = _ZERO_COUNTS.search(line)
     if zero and not _NONZERO_COUNTS.search(line):
         return None
@@ -92,8 +98,10 @@ def select_hits(hits: Iterable[Hit], *, exclude: Iterable[range] = (), limit: in
 
     Hits outside the ``exclude`` ranges are grouped into clusters of consecutive lines (a
     stack trace, a compiler message with its notes). Clusters are ranked by their most
-    severe line, then by position; lines are taken round-robin — the first line of every
-    cluster, then the second … — so one long trace cannot crowd out a second error.
+    severe line, and among equals taken alternately from the start and the end of the output
+    (the first error is often the cause, the last one what failed the run). Lines are taken
+    round-robin — the first line of every cluster, then the second … — so one long trace
+    cannot crowd out a second error.
     """
     excluded = list(exclude)
     pool = sorted((h for h in hits if not any(h.number in r for r in excluded)),
@@ -104,7 +112,7 @@ def select_hits(hits: Iterable[Hit], *, exclude: Iterable[range] = (), limit: in
             clusters[-1].append(hit)
         else:
             clusters.append([hit])
-    clusters.sort(key=lambda c: (-max(h.severity for h in c), c[0].number))
+    clusters = _ends_first(clusters)
     chosen: list[Hit] = []
     depth = 0
     while len(chosen) < limit and any(depth < len(c) for c in clusters):
@@ -113,3 +121,17 @@ def select_hits(hits: Iterable[Hit], *, exclude: Iterable[range] = (), limit: in
                 chosen.append(cluster[depth])
         depth += 1
     return sorted(chosen, key=lambda h: h.number)
+
+
+def _ends_first(clusters: list[list[Hit]]) -> list[list[Hit]]:
+    """Clusters by severity (highest first); within a severity: first, last, second, …"""
+    out: list[list[Hit]] = []
+    for severity in sorted({max(h.severity for h in c) for c in clusters}, reverse=True):
+        group = [c for c in clusters if max(h.severity for h in c) == severity]
+        lo, hi = 0, len(group) - 1
+        while lo <= hi:
+            out.append(group[lo])
+            if hi != lo:
+                out.append(group[hi])
+            lo, hi = lo + 1, hi - 1
+    return out

@@ -4,8 +4,8 @@
 the first ``keep_bytes`` bytes (head lines, JSON preview, binary sniffing, verbatim
 delivery of small outputs), the last ``tail_keep_bytes`` bytes (tail lines and tail
 characters), the line count, the long lines (at least ``long_line_bytes``, exact lengths),
-and the lines that matter (errors, failures, tracebacks, warnings; the first
-``hits_per_kind`` of each kind, then counts). A 1 GiB output is digested without re-reading
+and the lines that matter (errors, failures, tracebacks, warnings; the first and the last
+``hits_per_kind`` of each kind, and counts). A 1 GiB output is digested without re-reading
 it, with memory bounded by those caps.
 
 Work per byte is a handful of C-level scans per 1 MiB block: a newline count, one
@@ -17,7 +17,7 @@ is missed).
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from ctxgate.firewall.errorlines import KEYWORDS, Hit, classify_line
@@ -103,6 +103,7 @@ class OutputScanner:
         self._longest_no = 0
         self._long_lines = 0
         self._hits: list[Hit] = []
+        self._last: dict[str, deque[Hit]] = {}
         self._kept = Counter()
         self._counts = Counter()
         self._exact = True
@@ -160,7 +161,8 @@ class OutputScanner:
                 total_bytes=self._total, lines=lines, prefix=bytes(self._prefix),
                 suffix=self._suffix, longest_line=longest, longest_line_number=longest_no,
                 long_lines=self._long_lines, long_line_threshold=self.long_line_bytes,
-                hits=tuple(sorted(self._hits, key=lambda h: h.number)),
+                hits=tuple(sorted(self._hits + [h for q in self._last.values() for h in q],
+                                  key=lambda h: h.number)),
                 hit_counts=dict(sorted(self._counts.items())), hits_exact=self._exact,
                 hits_counted_to=self._counting_from - 1 if not self._exact else lines,
                 uncounted_occurrences=self._uncounted,
@@ -249,11 +251,13 @@ class OutputScanner:
             if kind is None:
                 continue
             self._counts[kind] += 1
+            cut = raw[: self.line_max_bytes].decode("utf-8", "ignore")
+            found = Hit(number=number, text=cut.rstrip("\r"), length=len(raw), kind=kind)
             if self._kept[kind] < self.hits_per_kind:
                 self._kept[kind] += 1
-                cut = raw[: self.line_max_bytes].decode("utf-8", "ignore")
-                self._hits.append(Hit(number=number, text=cut.rstrip("\r"),
-                                      length=len(raw), kind=kind))
+                self._hits.append(found)
+            else:  # keep the last ones too: a CI log's decisive error is often near the end
+                self._last.setdefault(kind, deque(maxlen=self.hits_per_kind)).append(found)
         if len(starts) > _MAX_CANDIDATES_PER_BLOCK or len(self._hits) >= 3 * self.hits_per_kind:
             self._counting_only = True
             self._counting_from = number + 1
