@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from ctxgate.errors import ConfigError, DecisionModelError, RequestTooLarge
+from ctxgate.errors import ConfigError, DecisionModelError, DecisionRefused, RequestTooLarge
 from ctxgate.gate import GateCheck, GatePolicy, ToolCall, ToolGate, render_denial
 from ctxgate.gate.backends.base import Answer, Capabilities, strictest
 from ctxgate.gate.backends.function import FunctionDecisionModel
@@ -110,6 +110,7 @@ def test_well_formed_control_and_smuggled_answers_are_dropped(rm_call):
     (RequestTooLarge("about 70000 tokens exceeds 64000"), "request_too_large"),
     (RuntimeError("bug in a backend"), "backend_error"),
     (ConnectionResetError("peer reset"), "backend_error"),
+    (DecisionRefused("content filter"), "refused"),
 ])
 def test_backend_failures_deny(rm_call, exc, code):
     def fn(state, questions):
@@ -117,7 +118,8 @@ def test_backend_failures_deny(rm_call, exc, code):
 
     v = decide(ToolGate(FunctionDecisionModel(fn=fn, threaded=False)), rm_call)
     assert v.outcome == "deny" and v.code == code
-    assert "could not be consulted" in v.reason and "fails closed" in v.reason
+    assert "fails closed" in v.reason
+    assert ("could not be consulted" in v.reason) is (code != "refused")
 
 
 def test_a_hanging_backend_times_out_fast(rm_call):

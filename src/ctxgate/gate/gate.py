@@ -60,6 +60,7 @@ from ctxgate.gate.verdict import Verdict
 __all__ = ["ApprovalRequest", "Approver", "ToolCall", "ToolGate", "args_sha256", "canonical_args"]
 
 log = logging.getLogger("ctxgate.gate")
+log.addHandler(logging.NullHandler())  # a library logs only where the host configured logging
 
 DESTRUCTIVE_ID = "destructive"
 REQUESTED_ID = "requested"
@@ -371,6 +372,10 @@ class ToolGate:
                 f"Tool gate: the decision model could not be consulted ({exc}), so this call "
                 "was not run. The gate fails closed; retry in a moment, or ask the user how to "
                 "proceed."), **common)
+        if type(exc).__name__ == "DecisionRefused":
+            return self._deny(tool, "refused", (
+                f"Tool gate: the decision model refused to judge this call ({exc}), so it was "
+                "not run. The gate fails closed; ask the user whether to proceed."), **common)
         if isinstance(exc, MalformedAnswer):
             return self._deny(tool, "malformed_answer", (
                 f"Tool gate: the decision model could not be consulted: its answer was unusable "

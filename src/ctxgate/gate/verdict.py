@@ -31,6 +31,7 @@ CODES = {
     "malformed_answer": "an answer was missing, NaN or out of range",
     "request_too_large": "the backend refused the request as too large",
     "backend_error": "the decision model failed",
+    "refused": "the decision model refused to answer",
     "declined": "a person declined this call",
     "awaiting_approval": "the call waits for a person's approval",
 }
