@@ -79,11 +79,13 @@ class ChunkIndex:
 class Chunker:
     """Cuts a byte stream into compressed chunks; hashes and counts lines on the way."""
 
-    def __init__(self, level: int = 1, chunk_bytes: int = CHUNK_BYTES) -> None:
+    def __init__(self, level: int = 1, chunk_bytes: int = CHUNK_BYTES,
+                 head_bytes: int = 65_536) -> None:
         import zstandard
 
         self._compressor = zstandard.ZstdCompressor(level=level, write_checksum=True)
         self._chunk_bytes = chunk_bytes
+        self._head_bytes = head_bytes
         self._buf = bytearray()
         self._sha = hashlib.sha256()
         self.rows: list[tuple[int, int, int]] = []
@@ -91,11 +93,11 @@ class Chunker:
         self.stored = 0
         self.last_byte = b""
         self.head = bytearray()
-        """The first bytes of the stream (up to one chunk), kept for token counting."""
+        """The first ``head_bytes`` of the stream, kept for token counting."""
 
-    def _emit(self, piece: bytes | memoryview) -> bytes:
+    def _emit(self, piece: bytes) -> bytes:
         comp = self._compressor.compress(piece)
-        nl = bytes(piece).count(b"\n") if isinstance(piece, memoryview) else piece.count(b"\n")
+        nl = piece.count(b"\n")
         self.rows.append((len(piece), len(comp), nl))
         self.stored += len(comp)
         return comp
@@ -107,8 +109,8 @@ class Chunker:
         self._sha.update(data)
         self.size += len(data)
         self.last_byte = data[-1:]
-        if len(self.head) < self._chunk_bytes:
-            self.head += data[: self._chunk_bytes - len(self.head)]
+        if len(self.head) < self._head_bytes:
+            self.head += data[: self._head_bytes - len(self.head)]
         out: list[bytes] = []
         if not self._buf and len(data) >= self._chunk_bytes:
             view = memoryview(data)

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 from ctxgate.archive.entry import Entry, View
 from ctxgate.archive.pages import assemble, next_line_end
 from ctxgate.archive.selectors import compile_regex, resolve_lines
-from ctxgate.archive.views import Budget, DecodeStats, clip_utf8, decode_row, fit_rows
+from ctxgate.archive.views import (
+    Budget,
+    DecodeStats,
+    clip_utf8,
+    decode_row,
+    fit_rows,
+    inside_char,
+)
 from ctxgate.errors import UsageError
 
 if TYPE_CHECKING:
@@ -167,11 +174,10 @@ def _show(reader: ChunkReader, start: int, end: int, focus: int | None,
         raw = reader.read(start, length)
         return (raw[:-1] if raw.endswith(b"\n") else raw), ""
     lo = start if focus is None else max(start, focus - cap // 4)
-    raw = reader.read(lo, cap + 3)
-    skip = 0
-    while skip < 3 and skip < len(raw) and (raw[skip] & 0xC0) == 0x80:
-        skip += 1
-    raw = clip_utf8(raw[skip:], cap)
+    lead_in = min(lo, 3)
+    raw = reader.read(lo - lead_in, cap + 3 + lead_in)
+    _, skip = inside_char(raw, lead_in)
+    raw = clip_utf8(raw[lead_in + skip:], cap)
     if raw.endswith(b"\n"):
         raw = raw[:-1]
     shown_from = lo + skip

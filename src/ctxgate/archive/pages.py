@@ -11,7 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ctxgate.archive.entry import Entry, View
-from ctxgate.archive.views import Budget, DecodeStats, clip_utf8, decode_row, fit_rows
+from ctxgate.archive.views import (
+    Budget,
+    DecodeStats,
+    clip_utf8,
+    decode_row,
+    fit_rows,
+    inside_char,
+)
 
 if TYPE_CHECKING:
     from ctxgate.archive.chunks import ChunkReader
@@ -112,10 +119,9 @@ def render_lines(reader: ChunkReader, entry: Entry, first: int, last: int,
         if clipped:
             cut = start + len(raw)
             notes.append(f"note: line {ln} is {end - start} bytes; showing its first {len(raw)}")
-            hint = f"--bytes {cut}:{budget.max_bytes}"
+            hint = f"--bytes {cut}:{end - cut}"  # the rest of this line, then lines again
         elif ln < last:
-            size = len(shown)
-            hint = f"--lines {ln + 1}:{min(last, ln + size)}"
+            hint = f"--lines {ln + 1}:{last}"
         header = f"[{sid}] lines {shown[0][0]}-{ln} of {entry.lines} ({entry.raw_bytes} bytes)"
         return assemble(header, body, notes, hint), hint, stats
 
@@ -149,10 +155,10 @@ def render_bytes(reader: ChunkReader, entry: Entry, offset: int, length: int,
         text = f"[{sid}] bytes {start}-{start} of {size}: nothing selected\n"
         return View(text=text, entry=entry, selector=selector, byte_range=(start, start))
     notes_extra: list[str] = []
-    raw = reader.read(start, min(want, budget.max_bytes) + 3)
-    skip = 0
-    while skip < 3 and skip < len(raw) and (raw[skip] & 0xC0) == 0x80:
-        skip += 1
+    lead_in = min(start, 3)
+    raw = reader.read(start - lead_in, min(want, budget.max_bytes) + 3 + lead_in)
+    _, skip = inside_char(raw, lead_in)
+    raw = raw[lead_in:]
     if skip:
         notes_extra.append(f"note: start moved forward {skip} byte(s) to a UTF-8 boundary")
     take = min(want, budget.max_bytes) - skip
@@ -173,9 +179,9 @@ def render_bytes(reader: ChunkReader, entry: Entry, offset: int, length: int,
         header = f"[{sid}] bytes {start + skip}-{end} of {size} (from line {line}):"
         hint = None
         if end < start + want:
-            rest = start + want - end
-            hint = f"--bytes {end}:{min(rest, budget.max_bytes)}" if length != -1 else \
-                f"--bytes {end}:{budget.max_bytes}"
+            hint = f"--bytes {end}:{start + want - end}" if length != -1 else f"--bytes {end}"
+        elif end < size and body_raw.endswith(b"\n"):
+            hint = f"--lines {reader.line_of(end)}:"  # done, and at a line start: read on
         return assemble(header, [body], notes, hint), hint, end
 
     text, hint, end = build(take)
@@ -190,6 +196,6 @@ def render_bytes(reader: ChunkReader, entry: Entry, offset: int, length: int,
         text, hint, end = build(lo)
     return View(
         text=text, entry=entry, selector=selector, next_hint=hint,
-        byte_range=(start + skip, end), truncated=hint is not None,
+        byte_range=(start + skip, end), truncated=end < start + want,
         notes=tuple(line for line in text.splitlines() if line.startswith("note: ")),
     )

@@ -29,6 +29,8 @@ class ArchivePolicy:
     """Token budget of one ``expand`` view (o200k_base, or an estimate); the view pages past it."""
     tokenizer: str = "o200k_base"
     """Tokenizer named in token counts; ``"estimate"`` counts from bytes."""
+    chunk_bytes: int = 1_048_576
+    """Raw bytes per stored chunk (a slice decompresses only the chunks it touches)."""
     compression_level: int = 1
     """zstd level of stored chunks (1 = fastest of the normal levels; up to 19)."""
     exact_tokens_max_bytes: int = 65_536

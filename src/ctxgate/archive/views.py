@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ctxgate.tokens import ESTIMATE, ESTIMATE_BYTES_PER_TOKEN, count_tokens
 
 __all__ = ["MIN_VIEW_TOKENS", "Budget", "DecodeStats", "clip_utf8", "decode_row", "fit_rows",
-           "upper_token_count"]
+           "inside_char", "upper_token_count"]
 
 MIN_VIEW_TOKENS = 100
 """Smallest accepted view budget, tokens (a header, a note and a next line must fit)."""
@@ -79,15 +79,42 @@ def decode_row(raw: bytes, stats: DecodeStats, *, strip_cr: bool = True) -> str:
     return text
 
 
+def _seq_len(lead: int) -> int:
+    """Length of the UTF-8 sequence a lead byte announces (0 for a non-lead byte)."""
+    if 0xC2 <= lead <= 0xDF:
+        return 2
+    if 0xE0 <= lead <= 0xEF:
+        return 3
+    if 0xF0 <= lead <= 0xF4:
+        return 4
+    return 0
+
+
+def inside_char(data: bytes, pos: int) -> tuple[int, int]:
+    """If ``pos`` splits a (well-formed looking) UTF-8 sequence of ``data``, return how far back
+    it starts and how far forward it ends; else ``(0, 0)``. Bytes that belong to no valid
+    sequence are never skipped, so cuts of binary data lose nothing."""
+    if pos <= 0 or pos >= len(data) or (data[pos] & 0xC0) != 0x80:
+        return 0, 0
+    for back in range(1, 4):
+        if pos - back < 0:
+            break
+        b = data[pos - back]
+        if (b & 0xC0) == 0x80:
+            continue
+        n = _seq_len(b)
+        if n > back:
+            return back, n - back
+        break
+    return 0, 0
+
+
 def clip_utf8(data: bytes, limit: int) -> bytes:
-    """The longest prefix of ``data`` of at most ``limit`` bytes that ends on a UTF-8 boundary."""
+    """The longest prefix of ``data`` of at most ``limit`` bytes that does not split a character."""
     if len(data) <= limit:
         return data
-    cut = limit
-    # Step back over continuation bytes (10xxxxxx), at most 3.
-    while cut > 0 and limit - cut < 3 and (data[cut] & 0xC0) == 0x80:
-        cut -= 1
-    return data[:cut]
+    back, _ = inside_char(data, limit)
+    return data[: limit - back]
 
 
 _LONG_RUN = re.compile(r"\S{256,}")

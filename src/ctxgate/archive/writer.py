@@ -38,7 +38,8 @@ class EntryWriter:
         self._meta = meta
         policy = archive.policy
         self._redactor = archive._new_redactor()
-        self._chunker = Chunker(level=policy.compression_level)
+        self._chunker = Chunker(level=policy.compression_level, chunk_bytes=policy.chunk_bytes,
+                                head_bytes=policy.exact_tokens_max_bytes)
         self._blob = secrets.token_hex(16)
         self._pending: list[bytes] = []
         self._flushed = 0
