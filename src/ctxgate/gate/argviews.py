@@ -12,8 +12,9 @@ does not fit even at the floor, is refused (:class:`FullViewUnfit`, :class:`TooL
 
 Sizes at a cap are computed from per-string escaped lengths measured once, not by
 re-serializing the arguments at every step of the search: the serialized size changes only
-by what each cut string loses. Only the final view is serialized again (it is small) and its
-size is checked for real before it is returned.
+by what each cut string loses. The whole size itself is the serialized skeleton (long strings
+emptied) plus each long string's escaped length, so no string is escaped twice; UTF-8 bytes
+are counted only when a backend limits bytes (or tokens).
 """
 
 from __future__ import annotations
@@ -254,22 +255,22 @@ class _Fitter:
         self.args = args
         self.budget = budget_chars
         self.limits = limits
-        self.text = _dumps(args)
-        self.args_c = len(self.text)
-        self._args_b: int | None = self.args_c if self.text.isascii() else None
-        # Without a byte limit, bytes never decide a fit, and a cut that saves characters
-        # saves at least as many bytes (removed text is >= 1 byte a character, the marker is
-        # ASCII); only a non-ASCII pointer in `omitted` needs the byte check then.
+        self.cands = _collect(args, full_views, MIN_KEPT_CHARS)
+        # The arguments' size without serializing the long strings twice: the skeleton (every
+        # long string emptied) is serialized, the long strings' escaped lengths are added.
+        skeleton = _dumps(_materialize(args, [(c.path, "") for c in self.cands]))
+        self.skeleton = skeleton
+        self.args_c = len(skeleton) + sum(c.esc_c - 2 for c in self.cands)
+        self._args_b: int | None = None
         self.track_bytes = limits.max_bytes is not None
         wrapper_c, wrapper_b = _size(serialize_state(build_state(user_request, tool, 0)))
         self.wrap_c, self.wrap_b = wrapper_c - 1, wrapper_b - 1
-        self.cands = _collect(args, full_views, MIN_KEPT_CHARS)
 
     @property
     def args_b(self) -> int:
         """UTF-8 bytes of the serialized arguments (encoded on first use)."""
         if self._args_b is None:
-            self._args_b = len(self.text.encode("utf-8", "surrogatepass"))
+            self._args_b = _size(self.skeleton)[1] + sum(c.esc_b - 2 for c in self.cands)
         return self._args_b
 
     def fits_sizes(self, args_c: int, state_c: int, state_b: int) -> bool:
@@ -414,5 +415,6 @@ def cut_view(args: Any, *, full_views: Sequence[str] = (), cap: int = MIN_KEPT_C
     under ``rule``): the building block of :func:`fit_arguments`, exposed for tests and tools.
     """
     fitter = _Fitter(args, full_views, user_request, tool, 1, StateLimits())
-    fitter.cands = [c for c in _collect(args, full_views, cap)]
+    fitter.args_b  # noqa: B018 - measured over the floor's candidates, before they change
+    fitter.cands = _collect(args, full_views, cap)
     return fitter.view(fitter.cut(cap, rule))
