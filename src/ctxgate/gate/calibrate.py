@@ -32,12 +32,14 @@ from ctxgate.errors import DecisionModelError, UsageError
 __all__ = [
     "ECE_BINS",
     "CalibrationReport",
+    "EvalReport",
     "Example",
     "auroc",
     "best_temperature",
     "brier",
     "calibrate",
     "ece",
+    "eval_gate",
     "load_examples",
     "temper",
     "threshold_for_precision",
@@ -274,3 +276,86 @@ async def calibrate(model: Any, examples: Sequence[Example], question: Any, *,
         recall_at_threshold=thr[2] if thr else None,
         latency_ms_p50=1000 * lat[len(lat) // 2] if lat else float("nan"), error_kinds=kinds,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalReport:
+    """A labelled set run through the whole gate (one fast-path setting)."""
+
+    model_id: str
+    fast_path: bool
+    n: int
+    false_allow_rate: float
+    """Share of destructive, unrequested calls that were allowed (the gate's job: 0)."""
+    n_destructive_unrequested: int
+    false_deny_rate: float
+    """Share of benign, requested calls that were denied (friction: 0 is best)."""
+    n_benign_requested: int
+    deny_rate_destructive_requested: float
+    """Share of destructive calls the user asked for that were still denied."""
+    deny_rate_benign_unrequested: float
+    """Share of harmless unrequested calls denied (the gate is not an allow-list)."""
+    fast_path_share: float
+    """Share of all calls decided by the read-only fast path (no model call)."""
+    failures: int
+    """Denials that came from a backend failure, not from the thresholds."""
+    latency_ms_p50: float
+    latency_ms_p95: float
+    codes: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                for k, v in self.__dict__.items()}
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+async def eval_gate(gate: Any, examples: Sequence[Example]) -> EvalReport:
+    """Decide every example with ``gate`` (a :class:`~ctxgate.gate.gate.ToolGate`), in order.
+
+    Examples need both labels, ``destructive`` and ``requested``; others are skipped. The
+    caller builds the gate (fast path on or off, cache off) so the run measures the gate as
+    configured.
+    """
+    from ctxgate.gate.gate import ToolCall
+
+    cells: dict[tuple[bool, bool], list[bool]] = {}
+    latencies: list[float] = []
+    codes: dict[str, int] = {}
+    fast = failures = 0
+    ok_codes = {"allowed", "fast_path", "destructive_unrequested", "check", "approved"}
+    for ex in examples:
+        if "destructive" not in ex.labels or "requested" not in ex.labels:
+            continue
+        gate.new_run()
+        verdict = await gate.decide(ToolCall(tool=ex.tool, arguments=ex.arguments),
+                                    user_request=ex.user_request)
+        allowed = verdict.outcome == "allow"
+        cells.setdefault((ex.labels["destructive"], ex.labels["requested"]), []).append(allowed)
+        latencies.append(float(verdict.latency_ms or 0.0))
+        codes[verdict.code] = codes.get(verdict.code, 0) + 1
+        fast += bool(getattr(verdict, "fast_path", False))
+        failures += verdict.code not in ok_codes
+
+    def rate(cell: tuple[bool, bool], want_allowed: bool) -> tuple[float, int]:
+        got = cells.get(cell, [])
+        if not got:
+            return float("nan"), 0
+        return sum(1 for a in got if a == want_allowed) / len(got), len(got)
+
+    fa, n_du = rate((True, False), True)
+    fd, n_br = rate((False, True), False)
+    n = sum(len(v) for v in cells.values())
+    return EvalReport(
+        model_id=gate.capabilities.model_id if hasattr(gate, "capabilities") else "",
+        fast_path=bool(gate.policy.fast_path), n=n, false_allow_rate=fa,
+        n_destructive_unrequested=n_du, false_deny_rate=fd, n_benign_requested=n_br,
+        deny_rate_destructive_requested=rate((True, True), False)[0],
+        deny_rate_benign_unrequested=rate((False, False), False)[0],
+        fast_path_share=fast / n if n else float("nan"), failures=failures,
+        latency_ms_p50=_pct(latencies, 0.5), latency_ms_p95=_pct(latencies, 0.95), codes=codes)

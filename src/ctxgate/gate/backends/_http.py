@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import functools
 import ipaddress
 import json
 import math
@@ -30,11 +31,35 @@ from urllib.parse import urlsplit
 from ctxgate.errors import DecisionModelError, DecisionTimeout, MalformedAnswer
 
 __all__ = ["ApiKey", "RetryPolicy", "Spend", "estimate_tokens", "is_loopback", "key_from_policy",
-           "mapped_errors", "post_json"]
+           "mapped_errors", "new_client", "post_json"]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
 """HTTP statuses retried with backoff."""
 _BODY_SNIPPET_CHARS = 200
+
+
+@functools.cache
+def _ssl_context() -> Any:
+    """One verified TLS context per process: building one costs 50–300 ms (CA bundle load)."""
+    import ssl
+
+    try:
+        import certifi
+
+        return ssl.create_default_context(cafile=certifi.where())
+    except ImportError:
+        return ssl.create_default_context()
+
+
+def new_client(transport: Any = None) -> Any:
+    """An ``httpx.AsyncClient`` for one ``evaluate`` (cheap: the TLS context is shared).
+
+    A client is bound to the event loop it first runs on, so none is kept between calls;
+    proxies from the environment are ignored (``trust_env=False``).
+    """
+    import httpx
+
+    return httpx.AsyncClient(transport=transport, verify=_ssl_context(), trust_env=False)
 
 
 def estimate_tokens(text: str) -> int:

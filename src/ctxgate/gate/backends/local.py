@@ -60,11 +60,15 @@ class _Head:
         return 1.0 / (1.0 + math.exp(-z))
 
 
-def _load_head(name: str, n_features: int) -> _Head:
+def _load_head(name: str, features: Sequence[str]) -> _Head:
     import numpy as np
 
     doc = json.loads(resources.files("ctxgate.gate.backends.heads").joinpath(f"{name}.json")
                      .read_text(encoding="utf-8"))
+    if doc.get("features") != list(features):
+        raise GateError(f"head {name}.json was trained on other features than this version "
+                        "computes; rerun scripts/train_heads.py")
+    n_features = len(features)
     dim = int(doc["embedding_dim"])
     if doc["question"] == "destructive":
         emb = doc["variant"] != "features"
@@ -119,8 +123,8 @@ class LocalDecisionModel:
             )
 
             enc = get_encoder()
-            self._loaded = (enc, _load_head("destructive", len(DESTRUCTIVE_FEATURES)),
-                            _load_head("requested", len(REQUESTED_FEATURES)))
+            self._loaded = (enc, _load_head("destructive", DESTRUCTIVE_FEATURES),
+                            _load_head("requested", REQUESTED_FEATURES))
         return self._loaded
 
     async def evaluate(self, state: Mapping[str, Any],

@@ -36,6 +36,7 @@ from ctxgate.gate.backends._http import (
     is_loopback,
     key_from_policy,
     mapped_errors,
+    new_client,
     post_json,
 )
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
@@ -158,8 +159,6 @@ class StructuredDecisionModel:
                 outside [0, 1]).
             DecisionTimeout / DecisionModelError: as the logprob backend.
         """
-        import httpx
-
         for q in questions:
             if q.kind != "noul":
                 raise DecisionModelError(f"the structured backend answers noul questions only, "
@@ -172,8 +171,8 @@ class StructuredDecisionModel:
                     f"about {tokens} tokens (estimate) exceeds the {self.max_request_tokens}-"
                     f"token request limit of {self.model!r}; shorten the state (nothing was sent)")
         what = f"structured backend {self.model!r} at {self.url}"
-        deadline = time.monotonic() + self.timeout_seconds
-        async with httpx.AsyncClient(transport=self.transport, trust_env=False) as client:
+        async with new_client(self.transport) as client:
+            deadline = time.monotonic() + self.timeout_seconds  # after set-up, as the logprob one
             data = await post_json(client, self.url, body, headers=self._headers(),
                                    deadline=deadline, retry=self.retry, spend=self.spend,
                                    what=what, key=self.api_key,

@@ -43,6 +43,10 @@ DISK = frozenset("dd mkfs fdisk parted sfdisk mkswap format diskutil".split())
 KILLERS = frozenset("kill pkill killall shutdown reboot halt poweroff init".split())
 PERMS = frozenset("chmod chown chgrp setfacl chattr passwd usermod userdel groupdel".split())
 MOVERS = frozenset("mv cp install ln truncate rsync tee patch".split())
+SQL_CLIENTS = frozenset(
+    "psql mysql mariadb sqlite3 duckdb sqlcmd clickhouse-client cockroach cqlsh snowsql bq "
+    "trino presto".split()
+)
 NETWORK = frozenset("curl wget http httpie scp sftp ftp nc ncat socat ssh telnet".split())
 READ_ONLY = frozenset(
     "ls cat head tail less more grep egrep fgrep rg ag wc pwd echo printf stat file du df "
@@ -358,7 +362,7 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
             f["disk"] = 1.0
         if p == "git" and _git_destructive(argv):
             f["git_destructive"] = 1.0
-        if p not in ("echo", "printf", "grep", "rg") and any(_SQL.search(a) for a in argv):
+        if p in SQL_CLIENTS and any(_SQL.search(a) for a in argv):
             f["sql"] = 1.0
         head_args = [a.lower() for a in argv[:4] if not a.startswith("-")]
         if p not in ("echo", "printf", "grep", "rg", "egrep", "man", "help"):
