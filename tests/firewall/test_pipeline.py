@@ -42,7 +42,11 @@ def test_below_threshold_is_verbatim_and_still_archived(archive: Archive) -> Non
     result = firewall("shell", "small output\n", archive=archive)
     assert result.reason == "below_threshold" and result.text == "small output\n"
     assert archive.read(result.entry.id) == b"small output\n"
-    assert result.tokens.exact and result.tokens.tokenizer == "o200k_base"
+    # fewer bytes than min_tokens: fewer tokens too, so the tokenizer is never even loaded
+    assert not result.tokens.exact and result.tokens.tokenizer == "estimate"
+    mid = "x y " * 1_000  # 4,000 bytes: tokenized (exactly) to decide
+    counted = firewall("shell", mid, archive=archive)
+    assert counted.tokens.exact and counted.tokens.tokenizer == "o200k_base"
 
 
 def test_sqlite3_60_rows_returned_whole(archive: Archive, tmp_path: Path) -> None:

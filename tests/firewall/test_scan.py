@@ -69,6 +69,13 @@ def test_flood_of_error_lines_switches_to_counting() -> None:
     assert r.hit_counts["error"] + r.uncounted_occurrences >= 50_000 - 1
 
 
+def test_after_a_flood_the_last_error_still_shows() -> None:
+    data = ("warning: noisy\n" * 200_000 + "ok\n" * 10 + "error: the real one\n").encode()
+    r = scan_chunks(data, [1 << 20])
+    assert not r.hits_exact
+    assert r.hits[-1].number == 200_011 and r.hits[-1].text == "error: the real one"
+
+
 def test_last_hits_are_kept_past_the_cap() -> None:
     lines = [f"warning: noise {i}" for i in range(1, 3_001)] + ["error: the real one"]
     r = scan_chunks(("\n".join(lines) + "\n").encode(), [4096], hits_per_kind=8)

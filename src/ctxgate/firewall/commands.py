@@ -19,8 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ctxgate.shell import ParsedCommand, Segment, parse_command
+if TYPE_CHECKING:  # ctxgate.shell (and bashlex) load only when a command needs parsing
+    from ctxgate.shell import ParsedCommand, Segment
 
 __all__ = ["CommandClass", "classify_command", "is_dataset_command"]
 
@@ -28,6 +30,7 @@ _GH_DATA_FLAGS = ("--json", "--jq", "-q", "--template", "-t")
 _SED_ADDRESS = re.compile(r"^\s*(\d+|\$|/)")
 _AWK_NR = re.compile(r"\bNR\s*(==|<=|>=|<|>|%)")
 _COUNT = re.compile(r"^-?\d+$")
+_SELECTOR_PROGRAMS = frozenset({"sed", "head", "tail", "awk", "gawk", "mawk", "cat"})
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -63,8 +66,10 @@ def is_dataset_command(command: str | None, dataset_commands: Iterable[str]) -> 
     if not command:
         return None
     names = frozenset(dataset_commands)
-    if not names:
+    if not names or not any(name in command for name in names):
         return None
+    from ctxgate.shell import parse_command
+
     return _dataset_program(parse_command(command), names)
 
 
@@ -74,8 +79,14 @@ def classify_command(
     """Classify ``command``: dataset program, explicit line selection, bare file read, or none."""
     if not command or not command.strip():
         return CommandClass(kind="")
+    names = frozenset(dataset_commands)
+    candidates = names | (_SELECTOR_PROGRAMS if line_selectors else frozenset())
+    if not any(name in command for name in candidates):
+        return CommandClass(kind="")  # no program of interest is even spelled: skip parsing
+    from ctxgate.shell import parse_command
+
     parsed = parse_command(command)
-    program = _dataset_program(parsed, frozenset(dataset_commands))
+    program = _dataset_program(parsed, names)
     if program:
         return CommandClass(kind="dataset", program=program)
     if line_selectors:

@@ -13,13 +13,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["KEYWORDS", "SEVERITY", "Hit", "classify_line", "select_hits"]
+__all__ = ["COUNTED_KEYWORDS", "KEYWORDS", "SEVERITY", "Hit", "classify_line", "select_hits"]
 
 KEYWORDS: tuple[bytes, ...] = (
     b"error", b"fail", b"exception", b"traceback", b"panic", b"fatal", b"caused by",
     b"warn", b"abort", b"exit", b"not found", b"no such file", b"fault", b"denied",
 )
 """Lowercase byte strings whose presence makes a line a candidate."""
+
+COUNTED_KEYWORDS: tuple[bytes, ...] = (b"error", b"fail", b"exception", b"traceback", b"warn")
+"""The keywords whose occurrences are still counted after a flood of candidates."""
 
 SEVERITY = {"error": 3, "failure": 3, "exception": 3, "traceback": 3, "exit": 2, "frame": 2,
             "warning": 1}

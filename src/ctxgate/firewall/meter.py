@@ -38,10 +38,14 @@ class TokenMeter:
     """
 
     def __init__(self, tokenizer: str, limit: int, *,
-                 count_max_bytes: int = DEFAULT_COUNT_MAX_BYTES):
+                 count_max_bytes: int = DEFAULT_COUNT_MAX_BYTES, defer_bytes: int = 0):
         self.tokenizer = tokenizer
         self.limit = max(0, limit)
         self.count_max_bytes = count_max_bytes
+        self.defer_bytes = defer_bytes
+        """Tokenize nothing (not even load the tokenizer) while the output is smaller: an
+        output of fewer bytes than the smallest threshold has fewer tokens than it."""
+        self._deferred: bytearray | None = bytearray() if defer_bytes > 0 else None
         self.total_bytes = 0
         self.counted = 0
         """Tokens counted so far (of the first ``counted_bytes`` bytes)."""
@@ -53,9 +57,13 @@ class TokenMeter:
         self._pending = ""
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._counter = None
-        if tokenizer != ESTIMATE:
+        if self._deferred is None:
+            self._load()
+
+    def _load(self) -> None:
+        if self.tokenizer != ESTIMATE:
             try:
-                self._counter = get_encoder(tokenizer)
+                self._counter = get_encoder(self.tokenizer)
             except (ImportError, ValueError):
                 self._counter = None
         if self._counter is None:
@@ -68,6 +76,12 @@ class TokenMeter:
 
     def feed(self, data: bytes) -> None:
         """Add a chunk of output."""
+        if self._deferred is not None:
+            self._deferred += data
+            if len(self._deferred) < self.defer_bytes:
+                return
+            data, self._deferred = bytes(self._deferred), None
+            self._load()
         self.total_bytes += len(data)
         if self.stopped:
             return
@@ -86,6 +100,10 @@ class TokenMeter:
 
     def close(self) -> TokenMeter:
         """Finish: count what is pending (unless stopped). Returns self."""
+        if self._deferred is not None:  # stayed below defer_bytes: never tokenized
+            self.total_bytes = len(self._deferred)
+            self._deferred = None
+            self.stopped = True
         if not self.closed:
             if not self.stopped:
                 self._pending += self._decoder.decode(b"", final=True)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from ctxgate.firewall.commands import CommandClass, classify_command
 from ctxgate.firewall.decide import Decision, decide
-from ctxgate.firewall.digest import Digest, DigestContext, build_digest
 from ctxgate.firewall.meter import TokenMeter
 from ctxgate.firewall.policy import DEFAULT_FIREWALL_POLICY, FirewallPolicy
 from ctxgate.firewall.scan import OutputScanner
@@ -22,6 +21,7 @@ from ctxgate.tokens import MAX_TOKEN_BYTES, TokenCount
 
 if TYPE_CHECKING:
     from ctxgate.archive import Archive, Entry
+    from ctxgate.firewall.digest import Digest
 
 __all__ = ["FirewallResult", "OutputPipeline", "firewall"]
 
@@ -98,7 +98,7 @@ class OutputPipeline:
             self.command, p.dataset_commands, line_selectors=p.line_selectors)
         implicit = bool(self.command_class) or self.inline
         limit = max(p.min_tokens, p.verbatim_max_tokens if implicit else 0)
-        self.meter = TokenMeter(p.tokenizer, limit)
+        self.meter = TokenMeter(p.tokenizer, limit, defer_bytes=p.min_tokens)
         self.scanner = OutputScanner(
             keep_bytes=max(p.json_preview_max_bytes, p.min_tokens * MAX_TOKEN_BYTES,
                            p.inline_max_bytes if self.inline else 0),
@@ -144,6 +144,8 @@ class OutputPipeline:
         digest = None
         data: bytes | None = None
         if decision.digest:
+            from ctxgate.firewall.digest import DigestContext, build_digest
+
             ctx = DigestContext(
                 tool=self.tool, archive_id=entry.short_id, expires_at=entry.expires_at,
                 command=self.command, exit_code=exit_code, tokens=meter.describe(),

@@ -20,6 +20,7 @@ import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+from ctxgate.firewall.errorlines import COUNTED_KEYWORDS as _COUNTED
 from ctxgate.firewall.errorlines import KEYWORDS, Hit, classify_line
 
 __all__ = ["OutputScanner", "ScanResult"]
@@ -30,6 +31,9 @@ MAX_CARRY_BYTES = 4 << 20
 """A line without newline longer than this is scanned in pieces (its length stays exact)."""
 _SNIFF_BYTES = 8192
 _MAX_CANDIDATES_PER_BLOCK = 4096
+_CLASSIFY_BUDGET = 10_000
+"""Candidate lines classified in all; past that (a flood) keyword occurrences are only counted
+and the last lines that matter are taken from the kept tail bytes."""
 _LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
@@ -108,6 +112,7 @@ class OutputScanner:
         self._counts = Counter()
         self._exact = True
         self._counting_only = False
+        self._classified = 0
         self._counting_from = 0
         self._uncounted = 0
         self._binary: bool | None = None
@@ -155,6 +160,8 @@ class OutputScanner:
         if self._line_start < self._total:
             self._line_done(self._total - self._line_start, self._newlines + 1)
         lines = self._newlines + (1 if self._total and self._line_start < self._total else 0)
+        if self._counting_only and not self._binary:
+            self._last_from_suffix(lines)
         longest, longest_no = self._longest, self._longest_no
         if self._closed is None:
             self._closed = ScanResult(
@@ -258,14 +265,44 @@ class OutputScanner:
                 self._hits.append(found)
             else:  # keep the last ones too: a CI log's decisive error is often near the end
                 self._last.setdefault(kind, deque(maxlen=self.hits_per_kind)).append(found)
-        if len(starts) > _MAX_CANDIDATES_PER_BLOCK or len(self._hits) >= 3 * self.hits_per_kind:
+        self._classified += len(ordered)
+        if len(starts) > _MAX_CANDIDATES_PER_BLOCK or self._classified > _CLASSIFY_BUDGET:
             self._counting_only = True
             self._counting_from = number + 1
             self._count_occurrences(lowered, end + 1)
 
+    def _last_from_suffix(self, lines: int) -> None:
+        """After a flood, take the last lines that matter from the kept tail bytes."""
+        suffix = self._suffix
+        if len(suffix) < self._total:  # drop the partial first line
+            cut = suffix.find(b"\n")
+            suffix = suffix[cut + 1:] if cut != -1 else b""
+        pos = len(suffix) - 1
+        for _ in range(_MAX_CANDIDATES_PER_BLOCK // 2):  # the last ~2,000 lines at most
+            pos = suffix.rfind(b"\n", 0, pos)
+            if pos <= 0:
+                break
+        if pos > 0:
+            suffix = suffix[pos + 1:]
+        if not suffix:
+            return
+        body = suffix[:-1] if suffix.endswith(b"\n") else suffix
+        first_no = lines - body.count(b"\n")
+        saved = (self._hits, self._kept, self._counts, self._classified, self._uncounted,
+                 self._counting_from, self._exact)
+        self._hits, self._kept, self._counts = [], Counter(), Counter()
+        self._counting_only, self._classified = False, 0
+        self._keyword_scan(suffix, first_no)
+        tail_hits = [h for h in self._hits if h.number >= saved[5]]
+        (self._hits, self._kept, self._counts, self._classified, self._uncounted,
+         self._counting_from, self._exact) = saved
+        self._counting_only = True
+        for found in tail_hits:
+            self._last.setdefault(found.kind, deque(maxlen=self.hits_per_kind)).append(found)
+
     def _count_occurrences(self, lowered: bytes, start: int) -> None:
         self._exact = False
-        for kw in KEYWORDS:
+        for kw in _COUNTED:
             self._uncounted += lowered.count(kw, start)
 
 
