@@ -194,8 +194,8 @@ def test_the_state_fits_the_strictest_backend_of_a_chain():
     gate = ToolGate(FunctionDecisionModel(fn=fn, capabilities=caps, threaded=False))
     v = decide(gate, ToolCall(tool="write", arguments={"content": "y" * 50_000}))
     assert v.allowed and v.omitted
-    longest_question = max(len(q.text.encode()) + len((q.true_criteria or "").encode())
-                           + len((q.false_criteria or "").encode()) for q in gate.questions)
+    longest_question = max(len(json.dumps([q.text, q.true_criteria, q.false_criteria]))
+                           for q in gate.questions)
     assert seen[0] <= 2_000 * 4 - longest_question
 
 

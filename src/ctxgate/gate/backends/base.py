@@ -128,9 +128,8 @@ def state_size(state: Any) -> tuple[int, int]:
 
 
 def question_bytes(q: Question) -> int:
-    """UTF-8 bytes of a question as sent: its text and both criteria."""
-    parts = (q.text, q.true_criteria or "", q.false_criteria or "")
-    return sum(len(p.encode("utf-8", "surrogatepass")) for p in parts)
+    """Bytes a question adds to a request: ``json.dumps([text, true, false])`` (ASCII JSON)."""
+    return len(json.dumps([q.text, q.true_criteria, q.false_criteria]))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,13 +152,15 @@ def state_limits(caps: Capabilities, questions: Sequence[Question]) -> StateLimi
     """The state limits ``caps`` imposes when asked ``questions``.
 
     A token limit becomes a byte limit through the labelled estimate
-    ``tokens = ceil(bytes / ESTIMATE_BYTES_PER_TOKEN)`` over the state plus the longest
-    question (a backend that asks one question per request sends each with the whole state).
+    ``tokens = ceil(bytes / ESTIMATE_BYTES_PER_TOKEN)`` over the state plus the questions sent
+    with it: all of them for a batching backend, else the longest (a backend that asks one
+    question per request sends each with the whole state).
     """
     max_bytes = caps.max_request_bytes
     if caps.max_request_tokens is not None:
-        longest_q = max((question_bytes(q) for q in questions), default=0)
-        by_tokens = caps.max_request_tokens * ESTIMATE_BYTES_PER_TOKEN - longest_q
+        qbytes = [question_bytes(q) for q in questions] or [0]
+        extra = sum(qbytes) if caps.batching else max(qbytes)
+        by_tokens = caps.max_request_tokens * ESTIMATE_BYTES_PER_TOKEN - extra
         max_bytes = by_tokens if max_bytes is None else min(max_bytes, by_tokens)
     return StateLimits(max_chars=caps.max_request_chars, max_bytes=max_bytes)
 
