@@ -125,3 +125,21 @@ def test_real_subprocess(tmp_path, clean_environ):
                          capture_output=True, text=True, timeout=60)
     assert [r["verdict"] for r in json.loads(log.stdout)] == ["allow", "deny"]
     assert (clean_environ / "archive.db").is_file()
+
+
+def test_ask_without_a_terminal_leaves_the_call_waiting(backend):
+    r = invoke("check", "--request", "look", "--tool", "rm", "--args", '{"p": 1}',
+               "--backend", backend, "--ask", "--json")
+    assert r.exit_code == 1
+    record = json.loads(r.output)
+    assert record["outcome"] == "ask" and record["code"] == "awaiting_approval"
+
+
+def test_large_arguments_show_what_was_omitted(backend):
+    args = json.dumps({"path": "notes.md", "content": "line\n" * 20_000})
+    r = invoke("check", "--request", "write the notes", "--tool", "write", "--args", args,
+               "--backend", backend, "--json")
+    record = json.loads(r.output)
+    assert r.exit_code == 0
+    assert record["omitted"] == record["state"]["tool_call"]["omitted"]
+    assert record["omitted"][0]["argument"] == "/content"
