@@ -100,3 +100,22 @@ def test_real_subprocess_exit_codes(stored: str, clean_environ: Path) -> None:
         a.purge(entry_id=stored)
     gone = _run(["expand", stored], clean_environ)
     assert gone.returncode == 2 and "purged" in gone.stderr.decode()
+
+
+def test_argparse_twin_has_the_same_options_and_output(stored: str, capsys) -> None:
+    import inspect
+
+    from ctxgate.cli.expand import FAST_OPTIONS, expand, fast_main
+
+    params = set(inspect.signature(expand).parameters) - {"entry_id"}
+    assert set(FAST_OPTIONS) == params
+    for name, (flags, _) in FAST_OPTIONS.items():
+        declared = inspect.signature(expand).parameters[name].annotation
+        assert all(flag in str(declared) for flag in flags), name
+    args = [stored, "--grep", "FAIL", "-C", "1", "-m", "2"]
+    typer_out = _out(["expand", *args])
+    assert fast_main(args) == 0
+    assert capsys.readouterr().out == typer_out
+    assert fast_main(["0000aaaa"]) == 2
+    assert "EntryNotFound: no archive entry 0000aaaa" in capsys.readouterr().err
+    assert fast_main([stored, "--lines", "0:1"]) == 2

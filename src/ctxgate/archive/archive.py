@@ -52,11 +52,9 @@ class Archive:
             store = MemoryStore()
         self.store = store
         self.policy = policy
-        self._patterns = None
-        if policy.redact:
-            from ctxgate.archive.redact import compile_patterns
-
-            self._patterns = compile_patterns(policy.extra_redact_patterns)
+        self._patterns = None  # compiled on the first store: reading never needs them
+        if policy.redact and policy.extra_redact_patterns:
+            self._compiled_patterns()  # report bad configured patterns right away
 
     @classmethod
     def open(cls, home: Path, policy: ArchivePolicy = DEFAULT_ARCHIVE_POLICY) -> Archive:
@@ -111,12 +109,19 @@ class Archive:
             raise
         return w.finish()
 
-    def _new_redactor(self) -> Redactor | None:
+    def _compiled_patterns(self):
         if self._patterns is None:
+            from ctxgate.archive.redact import compile_patterns
+
+            self._patterns = compile_patterns(self.policy.extra_redact_patterns)
+        return self._patterns
+
+    def _new_redactor(self) -> Redactor | None:
+        if not self.policy.redact:
             return None
         from ctxgate.archive.redact import Redactor
 
-        return Redactor(self._patterns)
+        return Redactor(self._compiled_patterns())
 
     def _count_tokens(self, chunker: Chunker) -> TokenCount:
         from ctxgate.tokens import count_tokens, estimate_tokens
