@@ -43,6 +43,8 @@ def fixture_commands(path: Path) -> list[str]:
     "wc -l src/*.py", "grep -rn TODO src 2>/dev/null", "git show HEAD:pyproject.toml",
     "find . -type f | xargs grep -l ToolGate", "du -sh . && df -h", "date +%Y-%m-%d",
     "sort names.txt | uniq -c", "echo $(git rev-parse HEAD)", "cd src && ls",
+    "diff <(ls a) <(ls b)", "ls {a,b}", "find . -name \"{a,b}\"", "cat data.json | jq .items",
+    "ls -la # ; rm -rf /",
 ])
 def test_read_only_commands_are_proved(command):
     result = is_read_only(command)
@@ -63,6 +65,12 @@ def test_read_only_commands_are_proved(command):
     "rg --pre ./script foo", "tree -o out.txt", "file -C -m x", "xxd -r dump bin",
     "ls 3>out.txt", "cat <> file", "", "   ", "ls $(( 1 + 1 ))", "awk '{print}' f",
     "sed -n p f", "less f", "tail -f log | sh",
+    # where bashlex does not look, and expansions that smuggle options in
+    "ls ${x:-$(rm -rf /)}", "echo ${x/$(rm -rf a)/b}", 'ls "${a[$(rm -rf b)]}"',
+    "cat <<EOF\n$(rm -rf /)\nEOF", "cat <<EOF\n`rm -rf /`\nEOF", "echo '$(rm x)'",
+    "find . {-delete,}", "sort {-o,out} x", "find . -{delete,print}", "find . $'-delete'",
+    "echo $OPENAI_API_KEY", "jq -n env", "hostname -F /tmp/name", "tree -R -H . -L 1",
+    "git reflog --all expire", "git cat-file --filters HEAD:x",
 ])
 def test_anything_else_is_not_proved(command):
     assert not is_read_only(command).read_only

@@ -12,8 +12,10 @@ decision model (the fast path never denies, it only skips the model for the obvi
   wrappers ``time``, ``nice``, ``timeout``, ``command``, ``stdbuf`` and ``xargs`` (the last
   only in front of a program whose every argument is harmless);
 - programs with dangerous options (``find``, ``git``, ``sort``, ``uniq``, ``date``, ``rg`` ...)
-  use none of them, and have no ``$``/backtick expansion or unquoted glob that could smuggle
-  one in (a file named ``-delete`` is a classic);
+  use none of them, and have no ``$``/backtick expansion, unquoted glob or brace expansion
+  that could smuggle one in (a file named ``-delete`` is a classic; ``{-delete,}`` another);
+- nothing hides where bashlex does not look: no ``${…}``/``$[…]``, and no ``$(…)``, backtick
+  or ``<(…)`` beyond the substitutions the parse resolved (unquoted heredoc bodies expand them);
 - no argument names a sensitive path (``/etc``, ``/root``, ``~/.ssh``, keys, ``.env``,
   credentials, ``/proc``, ``/dev`` devices): reading secrets is not destructive, but it is not
   obviously fine either, so the model judges it.
@@ -34,31 +36,33 @@ SAFE_ANY_ARGS = frozenset({
     "stat", "du", "df", "nl", "rev", "cut", "tr", "comm", "cmp", "diff", "md5sum", "sha1sum",
     "sha256sum", "sha512sum", "b2sum", "cksum", "whoami", "id", "uname", "nproc", "uptime",
     "free", "ps", "which", "type", "column", "strings", "od", "seq", "sleep", "cd", "paste",
-    "fold", "fmt", "expand", "unexpand", "join", "jq", "whereis", "groups", "arch", "lsb_release",
+    "fold", "fmt", "expand", "unexpand", "join", "whereis", "groups", "arch", "lsb_release",
 })
 """Programs none of whose options or operands write, delete or execute anything."""
 
 SAFE_WITH_RULES = frozenset({"find", "git", "sort", "uniq", "date", "hostname", "file", "tree",
-                             "rg", "xxd", "hexdump"})
+                             "rg", "xxd", "hexdump", "jq"})
 """Programs allowed only without their writing/executing options (see ``_RULES``)."""
 
 _WRAPPERS_OK = frozenset({"time", "nice", "timeout", "command", "stdbuf", "xargs"})
 _SYSTEM_BIN = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/")
 _GLOB = re.compile(r"[*?\[]")
+_BRACE = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")  # {a,b} and {1..3} expand into several words
 
 _FIND_BAD = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0",
                        "-fprintf", "-fls"})
 _GIT_READ = frozenset({"status", "log", "diff", "show", "blame", "ls-files", "ls-tree",
                        "rev-parse", "describe", "shortlog", "grep", "cat-file", "rev-list",
                        "whatchanged", "reflog", "count-objects", "merge-base", "name-rev"})
-_GIT_BAD_OPTS = ("--output", "-O", "--open-files-in-pager", "--ext-diff", "--textconv")
+_GIT_BAD_OPTS = ("--output", "-O", "--open-files-in-pager", "--ext-diff", "--textconv",
+                 "--filters")
 _GIT_GLOBAL_WITH_ARG = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
 
 _SENSITIVE = re.compile(
     r"(^|[\s/=:'\"])(/etc|/root|/proc|/sys|/boot|/var/log|/dev/(?!null\b))"
     r"|~root|\.ssh|\.gnupg|\.aws|\.kube|\.docker|\.netrc|\.pgpass|\.npmrc|\.pypirc"
     r"|(^|/)\.env\b|id_rsa|id_dsa|id_ecdsa|id_ed25519|\.pem\b|\.key\b|credential|secret"
-    r"|token|passw|shadow|private|_history|keychain|wallet",
+    r"|token|passw|shadow|private|_history|keychain|wallet|api_?key|_key\b|auth",
     re.IGNORECASE,
 )
 
@@ -101,6 +105,9 @@ def is_read_only(command: str) -> FastPathResult:
     parsed = parse_command(command)
     if not parsed.parsed_ok:
         return _no(f"not parsed by bashlex ({parsed.error})")
+    hidden = _unparsed_expansion(command, parsed.substitutions)
+    if hidden:
+        return _no(hidden)
     if not parsed.segments:
         return _no("no command found")
     for r in parsed.redirections:
@@ -114,6 +121,26 @@ def is_read_only(command: str) -> FastPathResult:
             return _no(why)
     return FastPathResult(read_only=True, reason="read-only: " + ", ".join(parsed.programs),
                           programs=parsed.programs)
+
+
+def _unparsed_expansion(command: str, substitutions) -> str | None:
+    """Why ``command`` may run something the parse did not show, or None.
+
+    bashlex does not look inside ``${…}`` (``${x:-$(rm -rf /)}`` runs rm) nor into unquoted
+    heredoc bodies, so any ``${``/``$[``, and any ``$(``, backtick or ``<(``/``>(`` beyond the
+    substitutions the parse recorded (a quoted one is only counted as unproved), is not proof.
+    """
+    if "${" in command or "$[" in command:
+        return "parameter or arithmetic expansion the parser does not look into"
+    dollar = command.count("$(") - command.count("$((")
+    ticks = command.count("`")
+    procs = command.count("<(") + command.count(">(")
+    seen_dollar = sum(1 for s in substitutions if s.startswith("$("))
+    seen_ticks = 2 * sum(1 for s in substitutions if s.startswith("`"))
+    seen_procs = sum(1 for s in substitutions if s.startswith(("<(", ">(")))
+    if dollar > seen_dollar or ticks > seen_ticks or procs > seen_procs:
+        return "a command substitution the parser did not resolve"
+    return None
 
 
 def _segment_problem(seg) -> str | None:
@@ -141,8 +168,11 @@ def _segment_problem(seg) -> str | None:
     if "$" in raw or "`" in raw:
         return f"{program!r} with an expansion that could inject options"
     for word in seg.argv[1:]:
-        if _GLOB.search(word) and f"'{word}'" not in raw and f'"{word}"' not in raw:
+        quoted = f"'{word}'" in raw or f'"{word}"' in raw
+        if _GLOB.search(word) and not quoted:
             return f"{program!r} with an unquoted glob {word!r}"
+        if _BRACE.search(word) and not quoted:  # find . {-delete,} runs find . -delete
+            return f"{program!r} with a brace expansion {word!r}"
     return _RULES[program](seg.argv[1:])
 
 
@@ -166,8 +196,8 @@ def _git(args) -> str | None:
     for a in rest:
         if a.startswith(_GIT_BAD_OPTS):
             return f"git {sub} {a} writes a file or runs a program"
-    if sub == "reflog" and rest and rest[0] in ("expire", "delete"):
-        return f"git reflog {rest[0]} deletes history"
+    if sub == "reflog" and {"expire", "delete"} & set(rest):
+        return "git reflog expire/delete deletes history"
     return None
 
 
@@ -204,6 +234,8 @@ def _date(args) -> str | None:
 
 
 def _hostname(args) -> str | None:
+    if any(a in ("-F", "--file", "-b", "--boot") for a in args):
+        return "hostname -F/-b sets the host name"
     return "hostname NAME renames the host" if _operands(args) else None
 
 
@@ -212,7 +244,9 @@ def _file(args) -> str | None:
 
 
 def _tree(args) -> str | None:
-    return "tree -o writes a file" if any(a == "-o" or a.startswith("-o") for a in args) else None
+    if any(a.startswith("-o") or a == "-R" for a in args):
+        return "tree -o/-R writes files"
+    return None
 
 
 def _rg(args) -> str | None:
@@ -225,6 +259,11 @@ def _xxd(args) -> str | None:
     return "xxd with an output file" if len(_operands(args)) > 1 else None
 
 
-_RULES = {"find": _find, "git": _git, "sort": _sort, "uniq": _uniq, "date": _date,
+def _jq(args) -> str | None:
+    """jq reads files and stdin only, but ``env``/``$ENV`` print the environment (secrets)."""
+    return "jq reading the environment" if any("env" in a.lower() for a in args) else None
+
+
+_RULES = {"jq": _jq, "find": _find, "git": _git, "sort": _sort, "uniq": _uniq, "date": _date,
           "hostname": _hostname, "file": _file, "tree": _tree, "rg": _rg, "xxd": _xxd,
           "hexdump": lambda args: None}
