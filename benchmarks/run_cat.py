@@ -86,8 +86,9 @@ def main(argv: list[str]) -> int:
             sha = _physical(f"cat {path} | sha256sum > /dev/null", "sha256sum", env)
             zst = _physical(f"cat {path} | zstd -1 -c > /dev/null", "zstd", env)
             digest = out.decode("utf-8", "replace")
-            head = digest.splitlines()[1] if digest.startswith("[ctxgate digest") else ""
-            decision = head.split("; ")[-1].split(":")[0] if head else "verbatim"
+            head = next((ln for ln in digest.splitlines()[:3] if ln.startswith("[archive id")),
+                        "")
+            decision = head.split("; ", 1)[-1].split(":")[0] if head else "verbatim"
             tokens = count_tokens(digest).count if len(out) < 1_000_000 else None
             dsize = (f"{len(out):,} B / {tokens:,} tok" if tokens is not None
                      else f"{len(out):,} B (verbatim)")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxgate.shell import Redirection, Segment, iter_programs, parse_command
+from ctxgate.shell import Redirection, Segment, _is_simple, _parse, iter_programs, parse_command
 
 BOTH = pytest.mark.parametrize("use_bashlex", [True, False], ids=["bashlex", "fallback"])
 
@@ -98,7 +98,7 @@ def test_programs_table(cmd: str, expected: set[str], use_bashlex: bool) -> None
 
 # Constructs bashlex rejects: the scanner must still find the programs.
 FALLBACK_ONLY: list[tuple[str, set[str]]] = [
-    ("time psql -c x", {"psql"}),
+    ("time psql -c $x", {"psql"}),
     ("[[ -f x ]] && jq . x", {"[[", "jq"}),
     ("case $x in a) jq . ;; b) sqlite3 db ;; esac", {"jq", "sqlite3"}),
     ("echo $((1 + 2)); duckdb", {"echo", "duckdb"}),
@@ -117,8 +117,28 @@ def test_fallback_when_bashlex_fails(cmd: str, expected: set[str]) -> None:
 
 
 def test_parsed_ok_for_plain_bash() -> None:
-    parsed = parse_command("cat x.json | jq '.[]'")
+    parsed = parse_command("cat x.json | jq '.[]' > out.txt")
+    assert parsed.parsed_ok is True and parsed.parser == "simple" and parsed.error is None
+    parsed = parse_command("echo $(jq . x.json)")
     assert parsed.parsed_ok is True and parsed.parser == "bashlex" and parsed.error is None
+
+
+@pytest.mark.parametrize("cmd", [c for c, _ in PROGRAM_TABLE if _is_simple(c)])
+def test_simple_path_agrees_with_bashlex(cmd: str) -> None:
+    simple = parse_command(cmd)
+    full = _parse(cmd, depth=0, use_bashlex=True)
+    assert simple.parser == "simple"
+    assert (simple.segments, simple.redirections) == (full.segments, full.redirections)
+
+
+def test_simple_commands_do_not_import_bashlex() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from ctxgate.shell import parse_command; "
+            "p = parse_command(\"FOO=1 sudo -u pg psql -c 'select 1' | jq . > out.json\"); "
+            "assert p.programs == ('psql', 'jq'), p; assert 'bashlex' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_unterminated_quote_reports_error() -> None:
