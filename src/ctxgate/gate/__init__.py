@@ -9,14 +9,14 @@ import importlib
 from typing import Any
 
 _LAZY: dict[str, str] = {
-    "ApprovalRequest": "ctxgate.gate.gate",
+    "ApprovalRequest": "ctxgate.gate.call",
     "ArgumentView": "ctxgate.gate.argviews",
     "AuditLog": "ctxgate.gate.audit",
     "FunctionDecisionModel": "ctxgate.gate.backends.function",
     "GateCheck": "ctxgate.gate.policy",
     "GatePolicy": "ctxgate.gate.policy",
     "Omission": "ctxgate.gate.argviews",
-    "ToolCall": "ctxgate.gate.gate",
+    "ToolCall": "ctxgate.gate.call",
     "ToolGate": "ctxgate.gate.gate",
     "UserRequest": "ctxgate.gate.request",
     "Verdict": "ctxgate.gate.verdict",

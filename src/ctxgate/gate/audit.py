@@ -28,7 +28,7 @@ from ctxgate.errors import StoreUnavailable
 from ctxgate.gate.argviews import Omission
 from ctxgate.gate.verdict import Verdict
 
-__all__ = ["AUDIT_DB_NAME", "AuditLog", "AuditRow", "parse_since"]
+__all__ = ["AUDIT_DB_NAME", "AuditLog", "AuditRow", "MemoryVerdictCache", "parse_since"]
 
 AUDIT_DB_NAME = "archive.db"
 BUSY_TIMEOUT_MS = 5_000
@@ -215,6 +215,24 @@ class AuditLog:
             conn.execute("DELETE FROM gate_cache WHERE expires <= ?", (now,))
             conn.execute("INSERT OR REPLACE INTO gate_cache (key, expires, verdict) VALUES (?, ?, ?)",
                          (key, expires, json.dumps(data, ensure_ascii=False)))
+
+
+class MemoryVerdictCache:
+    """The verdict cache of a gate without an audit log: in this process only."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[float, Verdict]] = {}
+
+    def cache_get(self, key: str, now: float) -> Verdict | None:
+        """The cached verdict for ``key`` if it has not expired."""
+        hit = self._entries.get(key)
+        return hit[1] if hit is not None and hit[0] > now else None
+
+    def cache_put(self, key: str, verdict: Verdict, expires: float, *, now: float) -> None:
+        """Store a verdict until ``expires`` (Unix seconds); expired entries are dropped."""
+        if len(self._entries) > 1_000:
+            self._entries = {k: v for k, v in self._entries.items() if v[0] > now}
+        self._entries[key] = (expires, verdict)
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}

@@ -21,17 +21,16 @@ import json
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ctxgate.errors import (
     ConfigError,
     DecisionModelError,
     DecisionTimeout,
-    MalformedAnswer,
-    RequestTooLarge,
 )
+from ctxgate.gate import reasons
 from ctxgate.gate.argviews import (
     FullViewUnfit,
     TooLarge,
@@ -39,6 +38,7 @@ from ctxgate.gate.argviews import (
     fit_arguments,
     truncate_middle,
 )
+from ctxgate.gate.audit import MemoryVerdictCache
 from ctxgate.gate.backends.base import (
     Capabilities,
     DecisionModel,
@@ -48,6 +48,7 @@ from ctxgate.gate.backends.base import (
     state_limits,
     validate_answers,
 )
+from ctxgate.gate.call import ApprovalRequest, Approver, ToolCall, args_sha256, canonical_args
 from ctxgate.gate.policy import (
     DEFAULT_GATE_POLICY,
     DESTRUCTIVE_FALSE_CRITERIA,
@@ -64,45 +65,6 @@ log.addHandler(logging.NullHandler())  # a library logs only where the host conf
 
 DESTRUCTIVE_ID = "destructive"
 REQUESTED_ID = "requested"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCall:
-    """One tool call as the agent wants to run it."""
-
-    tool: str
-    arguments: Any = field(default_factory=dict)
-    """The JSON arguments that will really run (the gate judges these, never a copy)."""
-    call_id: str = ""
-
-
-@dataclass(frozen=True, kw_only=True)
-class ApprovalRequest:
-    """What an approval hook is asked: may this exact call run once?"""
-
-    call: ToolCall
-    args_sha256: str
-    verdict: Verdict
-    """The deny verdict a person may overrule."""
-
-
-Approver = Callable[[ApprovalRequest], "bool | None | Awaitable[bool | None]"]
-"""``True`` approves this call once, ``False`` declines, ``None`` leaves it to the host (ask)."""
-
-
-def canonical_args(arguments: Any) -> str:
-    """Canonical JSON of arguments: sorted keys, compact, non-ASCII raw (hashing, caching)."""
-    return json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
-                      allow_nan=False)
-
-
-def args_sha256(arguments: Any) -> str:
-    """sha256 (hex) of :func:`canonical_args`, UTF-8 encoded."""
-    return hashlib.sha256(canonical_args(arguments).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _fmt_p(p: float | None) -> str:
-    return "unknown" if p is None else f"{p:.2f}"
 
 
 def _at_or_above(value: float, threshold: float) -> bool:
@@ -164,7 +126,7 @@ class ToolGate:
                 f"decision model {type(model).__name__} is neither a DecisionModel nor a "
                 "factory returning one"
             )
-        self._memory_cache: dict[str, tuple[float, Verdict]] = {}
+        self._cache = audit if audit is not None else MemoryVerdictCache()
         self._approvals: dict[tuple[str, str], int] = {}
         self.consecutive_denials = 0
         self.total_denials = 0
@@ -272,15 +234,12 @@ class ToolGate:
         try:
             digest = args_sha256(call.arguments)
         except (TypeError, ValueError) as exc:
-            return self._deny(tool, "unserializable", (
-                f"Tool gate: this call's arguments are not valid JSON ({exc}), so the gate "
-                "cannot show them to the decision model and the call was not run. Send JSON "
-                "arguments (no NaN, no binary objects) and retry."))
+            return self._deny(tool, "unserializable", reasons.unserializable(exc))
         base = {"tool": tool, "args_sha256": digest}
         if self._approvals.get((tool, digest)):
             self._approvals[(tool, digest)] -= 1
             return Verdict(outcome="allow", code="approved", approved=True, **base,
-                           reason="Tool gate: a person approved this exact call.")
+                           reason=reasons.approved())
         if p.fast_path:
             from ctxgate.gate.fastpath import is_read_only, shell_command
 
@@ -289,14 +248,10 @@ class ToolGate:
                 proof = is_read_only(command)
                 if proof.read_only:
                     return Verdict(outcome="allow", code="fast_path", fast_path=True, **base,
-                                   reason=f"Tool gate: {proof.reason} (no model call).")
+                                   reason=reasons.fast_path(proof.reason))
         request, source = self._user_request(conversation, user_request, run_prompts)
         if request is None:
-            return self._deny(tool, "no_user_request", (
-                "Tool gate: there is no user request to judge this call against (the history "
-                "was compacted or holds no user message, and this run has no prompt), so it "
-                "was not run. The gate fails closed; ask the user to restate the request."),
-                **base)
+            return self._deny(tool, "no_user_request", reasons.no_user_request(), **base)
         request = truncate_middle(request, p.user_request_max_chars)
         common = dict(base, user_request=request, user_request_source=source)
         self._ensure_model()
@@ -308,18 +263,11 @@ class ToolGate:
                              full_views=self.full_views_for(tool),
                              budget_chars=p.arg_budget_chars, limits=self.limits)
         if isinstance(view, FullViewUnfit):
-            return self._deny(tool, "full_view_unfit", (
-                f"Tool gate: `{tool}`'s `{view.argument}` argument is {view.chars} characters, "
-                "more than the gate can review in full, and it never judges part of it, so this "
-                "call was not run. The gate fails closed; split it into smaller calls or ask "
-                "the user."), **common)
+            return self._deny(tool, "full_view_unfit",
+                              reasons.full_view_unfit(tool, view.argument, view.chars), **common)
         if isinstance(view, TooLarge):
-            return self._deny(tool, "too_large", (
-                "Tool gate: this call's arguments are too large to evaluate: even at the "
-                f"shortest the gate may make them ({view.chars} characters) they exceed its "
-                f"budget ({p.arg_budget_chars}) or the decision model's limits, so it was not "
-                "run. The gate fails closed; split the work into smaller calls or ask the user."),
-                **common)
+            return self._deny(tool, "too_large", reasons.too_large(view.chars, p.arg_budget_chars),
+                              **common)
         if view.omitted:
             log.info("tool gate judges a shortened call to %s: %s", tool,
                      ", ".join(f"{o.argument} (-{o.chars} chars)" for o in view.omitted))
@@ -367,28 +315,8 @@ class ToolGate:
 
     def _failure(self, tool: str, exc: DecisionModelError, common: dict) -> Verdict:
         log.warning("tool gate denied a call to %s: %s", tool, exc)
-        if isinstance(exc, DecisionTimeout):
-            return self._deny(tool, "timeout", (
-                f"Tool gate: the decision model could not be consulted ({exc}), so this call "
-                "was not run. The gate fails closed; retry in a moment, or ask the user how to "
-                "proceed."), **common)
-        if type(exc).__name__ == "DecisionRefused":
-            return self._deny(tool, "refused", (
-                f"Tool gate: the decision model refused to judge this call ({exc}), so it was "
-                "not run. The gate fails closed; ask the user whether to proceed."), **common)
-        if isinstance(exc, MalformedAnswer):
-            return self._deny(tool, "malformed_answer", (
-                f"Tool gate: the decision model could not be consulted: its answer was unusable "
-                f"({exc}), so this call was not run. The gate fails closed; ask the user how to "
-                "proceed."), **common)
-        if isinstance(exc, RequestTooLarge):
-            return self._deny(tool, "request_too_large", (
-                f"Tool gate: the decision model could not be consulted: it refused the request "
-                f"as too large ({exc}), so this call was not run. The gate fails closed; split "
-                "the work into smaller calls or ask the user."), **common)
-        return self._deny(tool, "backend_error", (
-            f"Tool gate: the decision model could not be consulted ({exc}), so this call was "
-            "not run. The gate fails closed; ask the user how to proceed."), **common)
+        code, reason = reasons.failure(exc)
+        return self._deny(tool, code, reason, **common)
 
     def _judge(self, tool: str, probs: Mapping[str, float], common: dict) -> Verdict:
         """Thresholds; a second layer that denies on anything missing, NaN or out of range."""
@@ -403,21 +331,17 @@ class ToolGate:
         for check in self.checks:
             v = p(check.id)
             if v is None or _at_or_above(v, check.deny_at_or_above):
-                return self._deny(tool, "check", (
-                    f"Tool gate: check `{check.id}` (\"{check.question}\") answered "
-                    f"{_fmt_p(v)}, at or above {check.deny_at_or_above:.2f}. Ask the user to "
-                    "confirm before retrying."), **common)
+                return self._deny(tool, "check", reasons.check(
+                    check.id, check.question, v, check.deny_at_or_above), **common)
         d, r = p(DESTRUCTIVE_ID), p(REQUESTED_ID)
         looks_destructive = d is None or _at_or_above(d, self.policy.destructive_threshold)
         clearly_requested = r is not None and r >= self.policy.requested_threshold
         if d is None or r is None or (looks_destructive and not clearly_requested):
-            return self._deny(tool, "destructive_unrequested", (
-                f"Tool gate: this call looks destructive or irreversible (p={_fmt_p(d)}) and "
-                f"not clearly what the user asked for (p={_fmt_p(r)}), so it was not run. Ask "
-                "the user to confirm before retrying."), **common)
-        return Verdict(outcome="allow", code="allowed", tool=tool, **{
-            k: v for k, v in common.items() if k != "tool"},
-            reason=f"Tool gate: allowed (destructive p={_fmt_p(d)}, requested p={_fmt_p(r)}).")
+            return self._deny(tool, "destructive_unrequested",
+                              reasons.destructive_unrequested(d, r), **common)
+        fields = {k: v for k, v in common.items() if k != "tool"}
+        return Verdict(outcome="allow", code="allowed", tool=tool, reason=reasons.allowed(d, r),
+                       **fields)
 
     def _deny(self, tool_name: str, code: str, reason: str, /, **fields: Any) -> Verdict:
         fields.pop("tool", None)
@@ -434,16 +358,12 @@ class ToolGate:
                 answer = await answer
             if answer is True:
                 verdict = replace(verdict, outcome="allow", code="approved", approved=True,
-                                  reason="Tool gate: a person approved this exact call "
-                                         f"(the gate had said: {verdict.reason})")
+                                  reason=reasons.approved(verdict.reason))
             elif answer is None:
-                verdict = replace(verdict, outcome="ask", code="awaiting_approval", reason=(
-                    f"{verdict.reason} It needs a person's approval of this exact call; ask the "
-                    "user, then retry the identical call."))
+                verdict = replace(verdict, outcome="ask", code="awaiting_approval",
+                                  reason=reasons.awaiting_approval(verdict.reason))
             else:
-                verdict = replace(verdict, code="declined", reason=(
-                    f"{verdict.reason} The user declined this call; do not retry it, ask the "
-                    "user what to do instead."))
+                verdict = replace(verdict, code="declined", reason=reasons.declined(verdict.reason))
         if verdict.allowed:
             self.consecutive_denials = 0
             return verdict
@@ -452,10 +372,8 @@ class ToolGate:
         p = self.policy
         if self.consecutive_denials >= p.max_consecutive_denials or \
                 self.total_denials >= p.max_total_denials:
-            verdict = replace(verdict, escalated=True, reason=(
-                f"{verdict.reason} This is the gate's denial number {self.total_denials} in this "
-                f"run ({self.consecutive_denials} in a row): stop calling tools and ask the user "
-                "how to proceed."))
+            verdict = replace(verdict, escalated=True, reason=reasons.escalated(
+                verdict.reason, self.total_denials, self.consecutive_denials))
         return verdict
 
     # ------------------------------------------------------------------ cache
@@ -465,16 +383,9 @@ class ToolGate:
         return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _cache_get(self, key: str) -> Verdict | None:
-        ttl = self.policy.cache_ttl_seconds
-        if ttl <= 0:
+        if self.policy.cache_ttl_seconds <= 0:
             return None
-        now = self.clock()
-        if self.audit is not None:
-            return self.audit.cache_get(key, now)
-        hit = self._memory_cache.get(key)
-        if hit is None or hit[0] <= now:
-            return None
-        return hit[1]
+        return self._cache.cache_get(key, self.clock())
 
     def _cache_put(self, key: str, verdict: Verdict) -> None:
         """Cache a verdict the model's answers decided; errors and timeouts never get here."""
@@ -482,7 +393,4 @@ class ToolGate:
         if ttl <= 0 or verdict.code not in ("allowed", "destructive_unrequested", "check"):
             return
         now = self.clock()
-        if self.audit is not None:
-            self.audit.cache_put(key, verdict, now + ttl, now=now)
-        else:
-            self._memory_cache[key] = (now + ttl, verdict)
+        self._cache.cache_put(key, verdict, now + ttl, now=now)

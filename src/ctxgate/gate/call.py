@@ -1,0 +1,48 @@
+"""A tool call as the gate sees it, the approval request about one, and argument hashing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ctxgate.gate.verdict import Verdict
+
+__all__ = ["ApprovalRequest", "Approver", "ToolCall", "args_sha256", "canonical_args"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall:
+    """One tool call as the agent wants to run it."""
+
+    tool: str
+    arguments: Any = field(default_factory=dict)
+    """The JSON arguments that will really run (the gate judges these, never a copy)."""
+    call_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalRequest:
+    """What an approval hook is asked: may this exact call run once?"""
+
+    call: ToolCall
+    args_sha256: str
+    verdict: Verdict
+    """The deny verdict a person may overrule."""
+
+
+Approver = Callable[[ApprovalRequest], "bool | None | Awaitable[bool | None]"]
+"""``True`` approves this call once, ``False`` declines, ``None`` leaves it to the host (ask)."""
+
+
+def canonical_args(arguments: Any) -> str:
+    """Canonical JSON of arguments: sorted keys, compact, non-ASCII raw (hashing, caching)."""
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                      allow_nan=False)
+
+
+def args_sha256(arguments: Any) -> str:
+    """sha256 (hex) of :func:`canonical_args`, UTF-8 encoded."""
+    return hashlib.sha256(canonical_args(arguments).encode("utf-8", "surrogatepass")).hexdigest()
