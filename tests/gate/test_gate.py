@@ -342,3 +342,24 @@ def test_a_lazy_model_is_loaded_only_when_needed():
     assert loads == []
     assert decide(gate, ToolCall(tool="bash", arguments={"command": "make"})).allowed
     assert loads == [1]
+
+
+def test_the_user_request_sent_is_cut_to_8000_chars(rm_call):
+    model = scripted(0.1, 0.9)
+    request = "A" * 6_000 + "MIDDLE" + "Z" * 6_000
+    v = decide(ToolGate(model), rm_call, user_request=request)
+    sent = model.calls[0][0]["user_request"]
+    assert sent == v.user_request
+    assert sent.startswith("A" * 4_000) and sent.endswith("Z" * 4_000)
+    assert "\n[truncated 4006 chars]\n" in sent and "MIDDLE" not in sent
+
+
+def test_full_views_are_configurable_per_tool():
+    policy = GatePolicy(full_views={"sql": ("",), "bash": ()}, arg_budget_chars=2_000)
+    model = scripted(0.1, 0.9)
+    gate = ToolGate(model, policy)
+    v = decide(gate, ToolCall(tool="sql", arguments={"db": "prod", "query": "SELECT 1;" * 500}))
+    assert v.code == "full_view_unfit" and "`sql`'s `/query`" in v.reason
+    # bash's default full view was dropped: its command may now be shortened
+    v = decide(gate, ToolCall(tool="bash", arguments={"command": "make " + "x" * 5_000}))
+    assert v.allowed and v.omitted[0].argument == "/command"
