@@ -363,3 +363,27 @@ def test_full_views_are_configurable_per_tool():
     # bash's default full view was dropped: its command may now be shortened
     v = decide(gate, ToolCall(tool="bash", arguments={"command": "make " + "x" * 5_000}))
     assert v.allowed and v.omitted[0].argument == "/command"
+
+
+def test_the_gate_follows_a_fallback_chain_and_bounds_it(rm_call):
+    from ctxgate.gate.backends.fallback import FallbackDecisionModel
+
+    def down(state, questions):
+        raise DecisionModelError("HTTP 503")
+
+    async def hang(state, questions):
+        await asyncio.sleep(30)
+
+    good = scripted(0.1, 0.9)
+    chain = FallbackDecisionModel([FunctionDecisionModel(fn=down, model_id="a", threaded=False),
+                                   good])
+    assert decide(ToolGate(chain), rm_call).allowed and len(good.calls) == 1
+    all_down = FallbackDecisionModel([FunctionDecisionModel(fn=down, model_id="a"),
+                                      FunctionDecisionModel(fn=down, model_id="b")])
+    v = decide(ToolGate(all_down), rm_call)
+    assert v.code == "backend_error" and "could not be consulted" in v.reason
+    slow = FallbackDecisionModel([FunctionDecisionModel(fn=hang, model_id="slow"), good],
+                                 timeout_seconds=30)
+    started = time.monotonic()
+    v = decide(ToolGate(slow, GatePolicy(timeout_seconds=0.1)), rm_call)
+    assert v.code == "timeout" and time.monotonic() - started < 2.0
