@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from ctxgate.errors import ToolDenied
-from ctxgate.gate import GatePolicy, ToolGate, gated
+from ctxgate.gate import GatePolicy, ToolCall, ToolGate, gated
 from ctxgate.gate.backends.function import FunctionDecisionModel
 
 
@@ -101,3 +101,18 @@ def test_async_tools_and_conversation_providers():
     convo.clear()
     with pytest.raises(ToolDenied, match="restate"):
         asyncio.run(remove("/tmp/a"))
+
+
+def test_a_sync_tool_called_from_async_code_is_still_gated():
+    gate = make_gate()
+
+    @gated(gate, user_request="tidy")
+    def write_file(path: str) -> str:
+        return path
+
+    async def framework():  # a sync tool called inside a running event loop
+        return write_file("/home/u/a"), gate.decide_sync(
+            ToolCall(tool="w", arguments={"path": "/etc/x"}), user_request="tidy")
+
+    result, verdict = asyncio.run(framework())
+    assert result == "/home/u/a" and not verdict.allowed

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ctxgate.gate.verdict import Verdict
 
-__all__ = ["ApprovalRequest", "Approver", "ToolCall", "args_sha256", "canonical_args"]
+T = TypeVar("T")
+
+__all__ = ["ApprovalRequest", "Approver", "ToolCall", "args_sha256", "canonical_args", "run_sync"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,3 +49,19 @@ def canonical_args(arguments: Any) -> str:
 def args_sha256(arguments: Any) -> str:
     """sha256 (hex) of :func:`canonical_args`, UTF-8 encoded."""
     return hashlib.sha256(canonical_args(arguments).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code.
+
+    Uses :func:`asyncio.run`, or — when this thread already runs an event loop (a sync tool
+    called from async framework code) — a short-lived worker thread with its own loop.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctxgate-gate") as pool:
+        return pool.submit(asyncio.run, coro).result()

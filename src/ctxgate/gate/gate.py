@@ -48,7 +48,14 @@ from ctxgate.gate.backends.base import (
     state_limits,
     validate_answers,
 )
-from ctxgate.gate.call import ApprovalRequest, Approver, ToolCall, args_sha256, canonical_args
+from ctxgate.gate.call import (
+    ApprovalRequest,
+    Approver,
+    ToolCall,
+    args_sha256,
+    canonical_args,
+    run_sync,
+)
 from ctxgate.gate.policy import (
     DEFAULT_GATE_POLICY,
     DESTRUCTIVE_FALSE_CRITERIA,
@@ -196,8 +203,8 @@ class ToolGate:
     # ------------------------------------------------------------------ decision
 
     def decide_sync(self, call: ToolCall, **kwargs: Any) -> Verdict:
-        """:meth:`decide` for synchronous callers (runs its own event loop)."""
-        return asyncio.run(self.decide(call, **kwargs))
+        """:meth:`decide` for synchronous callers (also from inside a running event loop)."""
+        return run_sync(self.decide(call, **kwargs))
 
     async def decide(
         self,

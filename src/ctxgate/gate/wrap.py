@@ -10,7 +10,6 @@ raises :class:`~ctxgate.errors.ToolDenied` whose message is the reason for the m
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import functools
 import inspect
@@ -18,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ctxgate.errors import ToolDenied
+from ctxgate.gate.call import run_sync
 from ctxgate.gate.gate import ToolCall, ToolGate, args_sha256
 
 __all__ = ["ArgsHook", "gated"]
@@ -95,7 +95,7 @@ def gated(
 
         @functools.wraps(fn)
         def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-            final = asyncio.run(judged(bind(args, kwargs)))
+            final = run_sync(judged(bind(args, kwargs)))
             return call(final)
 
         return sync_wrapper
