@@ -95,3 +95,18 @@ def test_line_selections(cmd: str, kind: str) -> None:
 def test_describe_names_the_program() -> None:
     assert "psql" in classify_command("sudo psql -c x", DEFAULT).describe()
     assert "cat FILE" in classify_command("cat f", DEFAULT).describe()
+
+
+@pytest.mark.parametrize(("cmd", "expected"), [
+    ("grep -rn sqlite3 src/", True),
+    ("rg -n 'fn main' .", True),
+    ("git grep -n TODO", True),
+    ("cd src && grep -rn x .", True),
+    ("grep -rn x . | wc -l", False),
+    ("git log --grep x", False),
+    ("cargo test", False),
+])
+def test_search_commands(cmd: str, expected: bool) -> None:
+    from ctxgate.firewall.commands import is_search_command
+
+    assert is_search_command(cmd) is expected

@@ -127,3 +127,12 @@ def test_budget_never_exceeded_and_deterministic(lines, repeat, budget, newline)
     assert first.text.startswith("[ctxgate digest:")
     again = digest_of(data, policy)
     assert again.text.encode() == first.text.encode()
+
+
+def test_search_output_lists_matches_per_file() -> None:
+    lines = [f"src/mod_{i % 7}.rs:{i}:    let field_{i} = read();" for i in range(1, 401)]
+    ctx = DigestContext(tool="shell", archive_id="3fa9c2e1b2c4", command="grep -rn field src/",
+                        group_by_file=True)
+    d = digest_of(("\n".join(lines) + "\n").encode(), ctx=ctx)
+    assert "matches per file (7 files, 400 matching lines): src/mod_1.rs (58)" in d.text
+    assert "src/mod_0.rs (57)" in d.text  # every file is named, with its count

@@ -169,3 +169,14 @@ def test_errors_are_actionable(archive: Archive) -> None:
         run(archive)
     with pytest.raises(UsageError, match="--timeout must be > 0"):
         run(archive, ["true"], timeout=0)
+
+
+def test_closed_reader_does_not_lose_the_archive(archive: Archive) -> None:
+    class Closed(io.BytesIO):
+        def write(self, data):  # a pipe whose reader went away
+            raise BrokenPipeError(32, "Broken pipe")
+
+    result = run_command(shell="seq 1 50000", archive=archive, raw=True, stdout=Closed(),
+                         stderr=io.BytesIO())
+    assert result.exit_code == 0
+    assert archive.read(result.result.entry.id).count(b"\n") == 50_000

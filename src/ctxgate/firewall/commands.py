@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # ctxgate.shell (and bashlex) load only when a command needs parsing
     from ctxgate.shell import ParsedCommand, Segment
 
-__all__ = ["CommandClass", "classify_command", "is_dataset_command"]
+__all__ = ["CommandClass", "classify_command", "is_dataset_command", "is_search_command"]
 
 _GH_DATA_FLAGS = ("--json", "--jq", "-q", "--template", "-t")
 _SED_ADDRESS = re.compile(r"^\s*(\d+|\$|/)")
@@ -109,6 +109,23 @@ def _gh_data(seg: Segment) -> bool:
         arg in _GH_DATA_FLAGS or arg.startswith(("--json=", "--jq=", "--template="))
         for arg in seg.args
     )
+
+
+_SEARCH_PROGRAMS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git"})
+
+
+def is_search_command(command: str | None) -> bool:
+    """Whether the last command of the pipeline is a search (``grep -rn``, ``rg``, ``git
+    grep`` …) whose output lines are ``path:…`` matches, worth grouping per file."""
+    if not command or not any(name in command for name in _SEARCH_PROGRAMS):
+        return False
+    from ctxgate.shell import parse_command
+
+    top = [s for s in parse_command(command).segments if s.context in ("top", "subshell")]
+    if not top or top[-1].program not in _SEARCH_PROGRAMS:
+        return False
+    last = top[-1]
+    return last.program != "git" or (len(last.args) > 0 and last.args[0] == "grep")
 
 
 def _line_selection(parsed: ParsedCommand) -> CommandClass:

@@ -40,6 +40,7 @@ GREP_MATTERS = "error|fail|exception|traceback|panic|fatal|caused by|warn"
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _FEW_LINES = 4
+_SEARCH_LINE = re.compile(rb"^([^:\n]{1,512}?):(?:\d+[:-])?")
 _CUT_MARK = "\n…[digest cut at {n} bytes: the budget]"
 
 
@@ -62,6 +63,8 @@ class DigestContext:
     """Extra header lines (``"killed after the 5 s timeout"``)."""
     expand_tool: str = "expand"
     """Name of the MCP expand tool in the tool-call form."""
+    group_by_file: bool = False
+    """The output is search results (``path:line:text``): list the match count per file."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -267,12 +270,38 @@ class _Renderer:
             if not s.hits_exact:
                 out.append(f"  (classified up to line {s.hits_counted_to:,}; "
                            f"~{s.uncounted_occurrences:,} more keyword occurrences after it)")
-        else:
+        elif not self.ctx.group_by_file:
             out.append("no error, failure, exception or warning lines in the omitted range")
+        out += self._per_file(e)
         if tail:
             out.append(f"--- tail: lines {first_tail:,}-{s.lines:,} ---")
             out += [fmt.format(n, self.cut(txt, width, ln)) for n, txt, ln in tail]
         return out, omitted, len(hits)
+
+    def _per_file(self, limit: int) -> list[str]:
+        """Match counts per file for search output (so a sample is not taken for the whole)."""
+        s = self.scan
+        if not self.ctx.group_by_file or not s.complete:
+            return []
+        counts: dict[str, int] = {}
+        total = 0
+        for raw in s.prefix.split(b"\n"):
+            if not raw:
+                continue
+            total += 1
+            m = _SEARCH_LINE.match(raw)
+            if m:
+                name = m.group(1).decode("utf-8", "replace")
+                counts[name] = counts.get(name, 0) + 1
+        if not counts or sum(counts.values()) < total * 0.8:
+            return []
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        keep = ranked[: max(limit, 3)]
+        listed = ", ".join(f"{self.cut(_clean(name), 120)} ({n:,})" for name, n in keep)
+        more = len(ranked) - len(keep)
+        tail = f", … {more:,} more files" if more > 0 else ""
+        return [f"matches per file ({len(ranked):,} files, {sum(counts.values()):,} matching "
+                f"lines): {listed}{tail}"]
 
     def _assemble(self, body: list[str], omitted, compact: bool) -> str:
         sel: list[tuple[str, str]] = []

@@ -21,7 +21,7 @@ KEYWORDS: tuple[bytes, ...] = (
 )
 """Lowercase byte strings whose presence makes a line a candidate."""
 
-COUNTED_KEYWORDS: tuple[bytes, ...] = (b"error", b"fail", b"exception", b"traceback", b"warn")
+COUNTED_KEYWORDS: tuple[bytes, ...] = (b"error", b"fail", b"exception")
 """The keywords whose occurrences are still counted after a flood of candidates."""
 
 SEVERITY = {"error": 3, "failure": 3, "exception": 3, "traceback": 3, "exit": 2, "frame": 2,

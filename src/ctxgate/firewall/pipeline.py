@@ -144,13 +144,14 @@ class OutputPipeline:
         digest = None
         data: bytes | None = None
         if decision.digest:
+            from ctxgate.firewall.commands import is_search_command
             from ctxgate.firewall.digest import DigestContext, build_digest
 
             ctx = DigestContext(
                 tool=self.tool, archive_id=entry.short_id, expires_at=entry.expires_at,
                 command=self.command, exit_code=exit_code, tokens=meter.describe(),
                 reason=decision.reason, detail=decision.detail, notes=notes,
-                expand_tool=self.expand_tool,
+                expand_tool=self.expand_tool, group_by_file=is_search_command(self.command),
             )
             digest = build_digest(scan, ctx, self.policy, redact=self._redactor())
             text: str | None = digest.text

@@ -149,16 +149,21 @@ def run_command(
         if result.text is None:
             continue  # already delivered live (raw)
         if result.digested:
-            sink.write(result.text.encode("utf-8") + b"\n")
+            data = result.text.encode("utf-8") + b"\n"
         else:  # verbatim: the bytes exactly as the command wrote them, when kept
-            sink.write(result.data if result.data is not None else result.text.encode("utf-8"))
-        sink.flush()
+            data = result.data if result.data is not None else result.text.encode("utf-8")
+        try:
+            sink.write(data)
+            sink.flush()
+        except BrokenPipeError:
+            pass  # `ctxgate run … | head`: the reader left; the output is archived anyway
     return RunResult(exit_code=exit_code, results=results, command=command,
                      timed_out=stopper.timed_out, interrupted=stopper.forwarded,
                      duration_seconds=duration, notes=notes)
 
 
-def _pump(streams: list[Any], pipes: list[OutputPipeline], live: list[IO[bytes]] | None,
+def _pump(streams: list[Any], pipes: list[OutputPipeline],
+          live: list[IO[bytes] | None] | None,
           stopper: _Stopper, timeout: float | None, started: float) -> None:
     """Copy every pipe into its pipeline until all are at EOF (the child's writers closed)."""
     sel = selectors.DefaultSelector()
@@ -191,9 +196,12 @@ def _pump(streams: list[Any], pipes: list[OutputPipeline], live: list[IO[bytes]]
                     open_fds -= 1
                     continue
                 pipes[k].feed(data)
-                if live is not None:
-                    live[k].write(data)
-                    live[k].flush()
+                if live is not None and live[k] is not None:
+                    try:
+                        live[k].write(data)
+                        live[k].flush()
+                    except (BrokenPipeError, ValueError):
+                        live[k] = None  # the reader went away: keep archiving, stop echoing
             stopper.maybe_kill()
     finally:
         sel.close()

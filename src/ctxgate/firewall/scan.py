@@ -31,6 +31,9 @@ MAX_CARRY_BYTES = 4 << 20
 """A line without newline longer than this is scanned in pieces (its length stays exact)."""
 _SNIFF_BYTES = 8192
 _MAX_CANDIDATES_PER_BLOCK = 4096
+_LINE_WINDOW = 65_536
+"""Keyword hits further than this from the start of their line (giant lines) are not
+candidates: they are data, not messages, bytes."""
 _CLASSIFY_BUDGET = 10_000
 """Candidate lines classified in all; past that (a flood) keyword occurrences are only counted
 and the last lines that matter are taken from the kept tail bytes."""
@@ -234,7 +237,10 @@ class OutputScanner:
         for kw in KEYWORDS:
             pos = lowered.find(kw)
             while pos != -1 and len(starts) <= _MAX_CANDIDATES_PER_BLOCK:
-                starts.add(block.rfind(b"\n", 0, pos) + 1)
+                # a message line is short: never walk back further than _LINE_WINDOW bytes
+                nl = block.rfind(b"\n", max(0, pos - _LINE_WINDOW), pos)
+                if nl != -1 or pos <= _LINE_WINDOW:
+                    starts.add(nl + 1)
                 nxt = block.find(b"\n", pos)
                 if nxt == -1:
                     break
