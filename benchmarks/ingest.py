@@ -30,9 +30,9 @@ GIB = 1 << 30
 _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from ctxgate.archive import Archive, EntryMeta
-path, home = sys.argv[1], sys.argv[2]
-archive = Archive.open(Path(home))
+from ctxgate.archive import Archive, ArchivePolicy, EntryMeta
+path, home, redact = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+archive = Archive.open(Path(home), ArchivePolicy(redact=redact))
 t0 = time.perf_counter()
 with open(path, "rb", buffering=0) as f:
     entry = archive.put_stream(f, EntryMeta(tool="bench", source=path))
@@ -65,12 +65,15 @@ def main() -> None:
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--big-shapes", default="short_lines,one_line")
     parser.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "ctxgate-bench"))
+    parser.add_argument("--no-redact", action="store_true",
+                        help="store without the secret scan (archive.redact = false)")
     args = parser.parse_args()
     data_dir = Path(args.data)
     runs = [(s, size) for size in (10 * MB, 100 * MB) for s in args.shapes.split(",")]
     if args.big:
         runs += [(s, GIB) for s in args.big_shapes.split(",")]
-    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
+          f"redaction {'off' if args.no_redact else 'on'}")
     print(f"{'shape':<12} {'size':>9} {'cat MB/s':>9} {'ingest MB/s':>12} {'verify MB/s':>12} "
           f"{'peak RSS MB':>12} {'ratio':>6} {'identical':>9}")
     for shape, size in runs:
@@ -79,7 +82,8 @@ def main() -> None:
         cat_s = _cat_seconds(path)
         with tempfile.TemporaryDirectory() as home:
             env = {k: v for k, v in os.environ.items() if not k.startswith("CTXGATE_")}
-            out = subprocess.run([sys.executable, "-c", _CHILD, str(path), home], env=env,
+            out = subprocess.run([sys.executable, "-c", _CHILD, str(path), home,
+                                  "0" if args.no_redact else "1"], env=env,
                                  capture_output=True, text=True, check=True)
         r = json.loads(out.stdout)
         label = f"{size / GIB:.0f} GiB" if size >= GIB else f"{size / MB:.0f} MB"
