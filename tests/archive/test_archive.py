@@ -143,3 +143,31 @@ def test_memory_backend_via_policy(tmp_path) -> None:
     a = Archive.open(tmp_path, ArchivePolicy(backend="memory"))
     assert isinstance(a.store, MemoryStore)
     assert not (tmp_path / "archive.db").exists()
+
+
+@pytest.mark.parametrize("newlines", [False, True])
+def test_stream_ingest_memory_is_constant(tmp_path, newlines: bool) -> None:
+    import subprocess
+    import sys
+
+    code = f"""
+import os, resource, sys
+from pathlib import Path
+from ctxgate.archive import Archive
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+block = os.urandom(1 << 19).hex().encode()  # 1 MiB, {"with" if newlines else "without"} newlines
+if {newlines}:
+    block = block.replace(b"a", b"\\n")
+def gen():
+    for i in range(96):
+        yield block
+a = Archive.open(Path(sys.argv[1]))
+e = a.put_stream(gen())
+a.verify(e.id)
+print(e.raw_bytes, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)
+"""
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "h")], check=True,
+                         capture_output=True, text=True).stdout.split()
+    raw, grown_kb = int(out[0]), int(out[1])
+    assert raw == 96 << 20
+    assert grown_kb < 40_000, f"peak RSS grew {grown_kb} kB for a 96 MiB stream"

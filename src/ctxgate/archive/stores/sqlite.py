@@ -249,6 +249,10 @@ class SQLiteStore:
         return removed
 
     def sweep_uploads(self, older_than: float) -> int:
+        with self._read() as conn:  # the common case needs no write transaction
+            if conn.execute("SELECT 1 FROM archive_uploads WHERE started_at < ? LIMIT 1",
+                            (older_than,)).fetchone() is None:
+                return 0
         with self._write() as conn:
             blobs = [r[0] for r in conn.execute(
                 "SELECT blob FROM archive_uploads WHERE started_at < ?", (older_than,))]
