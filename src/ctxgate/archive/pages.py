@@ -128,9 +128,17 @@ def render_lines(reader: ChunkReader, entry: Entry, first: int, last: int,
     k = fit_rows(lambda k: build(k)[0], len(rows), budget)
     text, hint, _ = build(k)
     # A single clipped line may still be too dense for the token budget: shrink it.
-    while k == 1 and not budget.fits(text) and len(rows[0][1]) > 16:
-        n0, raw, start, end, _ = rows[0]
-        rows[0] = (n0, clip_utf8(raw, len(raw) // 2), start, end, True)
+    if k == 1 and not budget.fits(text):
+        n0, full, start, end, _ = rows[0]
+        lo, hi = 1, len(full) - 1  # longest prefix (bytes) whose view fits
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            rows[0] = (n0, clip_utf8(full, mid), start, end, True)
+            if budget.fits(build(1)[0]):
+                lo = mid
+            else:
+                hi = mid - 1
+        rows[0] = (n0, clip_utf8(full, lo), start, end, True)
         text, hint, _ = build(1)
     shown = rows[:k]
     last_row = shown[-1]

@@ -148,6 +148,7 @@ class Budget:
         self.tokenizer = tokenizer
         self.max_bytes = int(self.max_tokens * ESTIMATE_BYTES_PER_TOKEN)
         """Byte estimate used while gathering rows, bytes."""
+        self._line_tokens: dict[str, int] = {}
 
     def fits(self, text: str) -> bool:
         """Whether ``text`` is within ``max_tokens``."""
@@ -158,18 +159,45 @@ class Budget:
             return nbytes <= self.max_bytes
         return upper_token_count(text, self.tokenizer) <= self.max_tokens
 
+    def fits_by_lines(self, text: str) -> bool:
+        """Like :meth:`fits`, counting line by line with a cache (for searches over prefixes).
+
+        The o200k/cl100k pre-tokenizers never join a newline with the following line, and only
+        ever join it with the preceding spaces or punctuation into one piece, so the sum of
+        per-line counts plus one per newline is at least the whole-text count: never under.
+        """
+        nbytes = len(text.encode("utf-8", "surrogatepass"))
+        if nbytes <= self.max_tokens:
+            return True
+        if self.tokenizer == ESTIMATE:
+            return nbytes <= self.max_bytes
+        total = text.count("\n")
+        for line in text.split("\n"):
+            cost = self._line_tokens.get(line)
+            if cost is None:
+                cost = upper_token_count(line, self.tokenizer) if line else 0
+                self._line_tokens[line] = cost
+            total += cost
+            if total > self.max_tokens:
+                return False
+        return True
+
     def label(self) -> str:
         return f"{self.max_tokens} tokens ({self.tokenizer})"
 
 
 def fit_rows(build: Callable[[int], str], n: int, budget: Budget) -> int:
-    """Largest ``k`` in ``[1, n]`` with ``build(k)`` within budget (1 when even one row is over)."""
-    if n <= 1 or budget.fits(build(n)):
+    """Largest ``k`` in ``[1, n]`` with ``build(k)`` within budget (1 when even one row is over).
+
+    Texts are counted line by line, each distinct line once (see :meth:`Budget.fits_by_lines`),
+    so the whole search costs about one tokenization of the largest candidate.
+    """
+    if n <= 1 or budget.fits_by_lines(build(n)):
         return n
     lo, hi = 1, n - 1  # build(n) does not fit; find the largest fitting k
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if budget.fits(build(mid)):
+        if budget.fits_by_lines(build(mid)):
             lo = mid
         else:
             hi = mid - 1
