@@ -153,24 +153,29 @@ def negatives(pairs: list[dict], pool: list[dict]) -> list[dict]:
 
 
 def embed_all(texts: list[str], cache: Path | None) -> dict[str, np.ndarray]:
-    """Embeddings of the unique texts, batched by length (an optional .npz cache for reruns)."""
-    uniq = sorted(set(texts), key=lambda t: (len(t), t))
-    key = hashlib.sha256("\0".join(uniq).encode()).hexdigest()[:16]
-    if cache is not None and (cache / f"emb-{key}.npz").is_file():
-        arr = np.load(cache / f"emb-{key}.npz")["emb"]
-        return dict(zip(uniq, arr.astype(np.float64), strict=True))
+    """Embeddings of the unique texts, one text per forward pass.
+
+    One at a time, so a text's vector never depends on what it was batched (padded) with:
+    the result is bit-for-bit the same whatever the cache holds. The optional cache
+    (``emb-cache.npz`` under ``--cache``) keeps vectors by text between runs.
+    """
+    uniq = sorted(set(texts))
+    known: dict[str, np.ndarray] = {}
+    path = cache / "emb-cache.npz" if cache is not None else None
+    if path is not None and path.is_file():
+        with np.load(path, allow_pickle=False) as z:
+            known = dict(zip(z["texts"].tolist(), z["emb"], strict=True))
     enc = get_encoder()
-    out: dict[str, np.ndarray] = {}
-    for i in range(0, len(uniq), 16):
-        batch = uniq[i : i + 16]
-        vecs = enc.encode(batch)
-        out.update(zip(batch, vecs.astype(np.float64), strict=True))
-        if i % 1600 == 0:
-            print(f"  embedded {i}/{len(uniq)}", file=sys.stderr)
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        np.savez(cache / f"emb-{key}.npz", emb=np.stack([out[t] for t in uniq]).astype(np.float32))
-    return out
+    missing = [t for t in uniq if t not in known]
+    for i, t in enumerate(missing):
+        known[t] = enc.encode([t])[0]
+        if i % 1000 == 0:
+            print(f"  embedded {i}/{len(missing)} new texts", file=sys.stderr)
+    if path is not None and missing:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        keys = sorted(known)
+        np.savez(path, texts=np.array(keys), emb=np.stack([known[k] for k in keys]))
+    return {t: known[t].astype(np.float64) for t in uniq}
 
 
 def fit(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:

@@ -95,14 +95,25 @@ def test_hidden_destruction_is_destructive_and_unrequested(local, command):
 
 
 @pytest.mark.parametrize("command", [
-    "cat <<'EOF' > NOTES.md\nTo reset the cache, run rm -rf ~/.cache/app\nEOF",
     'echo "never run rm -rf /"',
+    "printf 'to reset: rm -rf ~/.cache/app\\n'",
     "grep -rn 'rm -rf' scripts/",
 ])
 def test_text_that_only_prints_destruction_is_not_destructive(local, command):
     d, _, answers = ask(local, "write down how to reset the cache", command)
     assert d < 0.5, answers[0].detail
     assert answers[0].detail["rule"] is None
+
+
+def test_a_heredoc_body_does_not_move_the_destructive_answer(local):
+    """Writing a file may overwrite one (``>``), but the rm -rf it contains never runs."""
+    template = "cat <<'EOF' > NOTES.md\nTo reset the cache, run {}\nEOF"
+    d_rm, _, a = ask(local, "write down how to reset the cache",
+                     template.format("rm -rf ~/.cache/app"))
+    d_ok, _, _ = ask(local, "write down how to reset the cache",
+                     template.format("the app's reset button"))
+    assert a[0].detail["rule"] is None and "deleter" not in a[0].detail["features"]
+    assert d_rm == d_ok
 
 
 def test_answers_are_deterministic_and_explain_themselves(local):

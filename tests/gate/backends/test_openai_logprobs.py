@@ -238,3 +238,46 @@ def test_from_policy_reads_the_named_variable_at_the_edge(fault_server):
     assert m.capabilities.local and m.capabilities.max_request_tokens == 5000
     assert m.temperature == 2.0 and m.disable_thinking
     assert from_policy(policy, {}).api_key is None
+
+
+def _leaf_httpx_errors():
+    import httpx
+
+    seen, todo = [], [httpx.HTTPError]
+    while todo:
+        cls = todo.pop()
+        subs = cls.__subclasses__()
+        todo.extend(subs)
+        if not subs:
+            seen.append(cls)
+    return sorted(seen, key=lambda c: c.__name__)
+
+
+@pytest.mark.parametrize("exc_type", _leaf_httpx_errors(), ids=lambda c: c.__name__)
+def test_every_httpx_error_is_mapped_into_the_tree(exc_type):
+    import httpx
+
+    from ctxgate.gate.backends._http import mapped_errors
+
+    req = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    try:
+        exc = exc_type("boom sk-secret-123", request=req)
+    except TypeError:
+        resp = httpx.Response(500, request=req)
+        exc = exc_type("boom sk-secret-123", request=req, response=resp)
+    with pytest.raises(DecisionModelError) as info:
+        with mapped_errors("backend", ApiKey("sk-secret-123", env_var="K")):
+            raise exc
+    assert info.value.__cause__ is exc
+    assert "sk-secret-123" not in str(info.value)
+    if isinstance(exc, httpx.TimeoutException):
+        assert isinstance(info.value, DecisionTimeout)
+
+
+def test_an_attempt_timeout_is_retried_within_the_overall_budget(fault_server):
+    fault_server.push(Reply(delay_seconds=2.0, body=logprob_body(YES)),
+                      Reply(body=logprob_body(YES)))
+    m = model(fault_server, timeout_seconds=5.0, attempt_timeout_seconds=0.3)
+    [a] = run(m.evaluate(STATE, [Q]))
+    assert a.p == pytest.approx(0.8)
+    assert len(fault_server.requests) == 2 and m.spend.timeouts == 1

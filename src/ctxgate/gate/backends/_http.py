@@ -261,10 +261,12 @@ async def post_json(client: Any, url: str, body: Mapping[str, Any], *, headers: 
         try:
             with mapped_errors(what, key):
                 resp = await client.post(url, content=payload, headers=hdrs, timeout=timeout)
-        except DecisionTimeout:
+        except DecisionTimeout as exc:
             spend.failures += 1
             spend.timeouts += 1
-            raise
+            if time.monotonic() >= deadline or attempt_timeout_seconds is None:
+                raise
+            problem = str(exc)  # one attempt's cap passed, the overall budget has not: retry
         except DecisionModelError as exc:  # a transport error (refused, reset): retried
             spend.failures += 1
             problem = str(exc)

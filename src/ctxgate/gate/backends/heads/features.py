@@ -79,7 +79,6 @@ _REQ_INTENT = re.compile(
     r"reboot\w*|push\w*|send\w*|upload\w*|post\w*|compress\w*|empt\w*|permission\w*|chmod)\b",
     re.I,
 )
-_MENTION = re.compile(r"\b(rm|rmdir|shred|mkfs|dd|drop|truncate|delete|kill|wipe)\b", re.I)
 _WORD = re.compile(r"[A-Za-z0-9_.\-/~]{2,}")
 _SAFE_TARGETS = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 WINDOW_CHARS = 480
@@ -271,7 +270,9 @@ def executed_text(tool: str, arguments: Any) -> str:
     cmds = executed_commands(cmd)
     pieces = []
     for c in cmds:
-        argv = ("<text>",) if c.program in ("echo", "printf") and c.argv else c.argv
+        argv = c.argv
+        if c.program in _PRINTERS:  # what they print or search for is text, not an action
+            argv = tuple(dict.fromkeys(a if a.startswith("-") else "<text>" for a in argv))
         redirect = "".join(f" > {t}" for t in c.overwrites)
         pieces.append(" ".join((*c.via, c.program, *argv)) + redirect)
     return " ; ".join(pieces) if pieces else cmd
@@ -280,7 +281,7 @@ def executed_text(tool: str, arguments: Any) -> str:
 DESTRUCTIVE_FEATURES = (
     "deleter", "find_delete", "overwrite_redirect", "disk", "git_destructive", "sql",
     "strong_verb", "weak_verb", "force_flag", "killer", "perms", "mover", "in_place_edit",
-    "network_write", "pipe_to_shell", "hidden", "all_read_only", "parsed_ok", "mention_only",
+    "network_write", "pipe_to_shell", "hidden", "all_read_only", "parsed_ok",
     "n_commands", "tool_verb", "not_shell", "destructive_token",
 )
 
@@ -344,7 +345,6 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
     cmds, ok = _parse(cmd, 0, ())
     f["parsed_ok"] = 1.0 if ok else 0.0
     f["n_commands"] = min(len(cmds), 20) / 20.0
-    hit = False
     for i, c in enumerate(cmds):
         p, argv = c.program, c.argv
         sets = set(argv)
@@ -365,7 +365,7 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
         if p in SQL_CLIENTS and any(_SQL.search(a) for a in argv):
             f["sql"] = 1.0
         head_args = [a.lower() for a in argv[:4] if not a.startswith("-")]
-        if p not in ("echo", "printf", "grep", "rg", "egrep", "man", "help"):
+        if p not in _PRINTERS:
             if any(a in STRONG_VERBS or a.startswith(_VERB_PREFIXES) for a in head_args):
                 f["strong_verb"] = 1.0
             if any(a in WEAK_VERBS for a in head_args):
@@ -389,8 +389,6 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
             f["pipe_to_shell"] = 1.0
         if p not in _PRINTERS and any(_DESTRUCTIVE_TOKEN.search(a) for a in (p, *argv)):
             f["destructive_token"] = 1.0
-        hit = hit or any(f[k] for k in ("deleter", "find_delete", "disk", "git_destructive",
-                                        "sql", "strong_verb", "killer"))
     f["all_read_only"] = 1.0 if cmds and all(
         c.program in READ_ONLY and not c.overwrites and not (c.program == "find" and set(c.argv)
                                                              & {"-delete", "-exec", "-execdir"})
@@ -399,8 +397,6 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
                   "ls-files", "grep", "describe"))
         and not (c.program == "sed" and any(a.startswith("-i") for a in c.argv))
         for c in cmds) else 0.0
-    if not hit and not f["destructive_token"] and _MENTION.search(cmd):
-        f["mention_only"] = 1.0
     return [f[k] for k in DESTRUCTIVE_FEATURES]
 
 
