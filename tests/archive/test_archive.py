@@ -171,3 +171,19 @@ print(e.raw_bytes, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base)
     raw, grown_kb = int(out[0]), int(out[1])
     assert raw == 96 << 20
     assert grown_kb < 40_000, f"peak RSS grew {grown_kb} kB for a 96 MiB stream"
+
+
+def test_unknown_backend_is_a_config_error(tmp_path) -> None:
+    from ctxgate.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown"):
+        Archive.open(tmp_path, ArchivePolicy(backend="postgres"))
+
+
+def test_unwritable_home_is_store_unavailable(tmp_path) -> None:
+    from ctxgate.errors import StoreUnavailable
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(StoreUnavailable, match="CTXGATE_HOME"):
+        Archive.open(blocker / "home")

@@ -17,6 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ctxgate.archive import ids
 from ctxgate.archive.entry import Entry, EntryMeta, View
 from ctxgate.archive.policy import DEFAULT_ARCHIVE_POLICY, ArchivePolicy
+from ctxgate.errors import ConfigError
 from ctxgate.tokens import TokenCount
 
 if TYPE_CHECKING:
@@ -61,6 +62,18 @@ class Archive:
         """The archive at ``<home>/archive.db`` (created 0600 in a 0700 directory)."""
         if policy.backend == "memory":
             return cls(policy=policy)
+        if policy.backend == "redis":
+            try:
+                from ctxgate.archive.stores.redis import RedisStore  # type: ignore[import-not-found]
+            except ImportError as exc:
+                raise ConfigError(
+                    "archive.backend = 'redis' is not available in this installation (it needs "
+                    "ctxgate.archive.stores.redis and pip install 'ctxgate[redis]'); use 'sqlite'"
+                ) from exc
+            return cls(RedisStore.from_url(policy.redis_url), policy)
+        if policy.backend != "sqlite":
+            raise ConfigError(f"archive.backend {policy.backend!r} is unknown; use 'sqlite', "
+                              "'memory' or 'redis'")
         from ctxgate.archive.stores.sqlite import SQLiteStore
 
         return cls(SQLiteStore.in_home(Path(home)), policy)
