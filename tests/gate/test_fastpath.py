@@ -106,3 +106,46 @@ def test_nl2bash_share_decided_without_a_model():
     share = sum(is_read_only(c).read_only for c in lines) / len(lines)
     # measured 0.35; a drop means the allow-list lost coverage, a jump needs a fresh review
     assert 0.30 <= share <= 0.40, share
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    import hashlib
+
+    out = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        digest = hashlib.sha256(p.read_bytes()).digest() if p.is_file() else b""
+        rel = str(p.relative_to(root))
+        # git status refreshes the index's stat cache in place (same bytes, new mtime)
+        mtime = 0 if rel == ".git" or rel.startswith(".git/") else st.st_mtime_ns
+        out[rel] = (st.st_mode, mtime, digest)
+    return out
+
+
+def test_proved_commands_change_nothing_when_run(tmp_path):
+    """Run every command the unit list proves read-only in a real repo: nothing changes."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.fail("git is needed to run the read-only commands for real")
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "README.md").write_text("ctxgate gate\nTODO: more\n")
+    (repo / "names.txt").write_text("b\na\nb\n")
+    (repo / "src" / "a.py").write_text("print('ToolGate')  # TODO\n")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    for cmd in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "x"],
+                ["git", "config", "core.fsmonitor", "false"]):
+        subprocess.run(cmd, cwd=repo, env=env, check=True, timeout=30)
+    (repo / "README.md").write_text("ctxgate gate\nTODO: more\nchanged\n")
+    subprocess.run(["git", "status"], cwd=repo, env=env, capture_output=True, timeout=30)
+    commands = [c for c in test_read_only_commands_are_proved.pytestmark[0].args[1]
+                if is_read_only(c).read_only]
+    assert len(commands) >= 15
+    before = _snapshot(repo)
+    for cmd in commands:
+        subprocess.run(["bash", "-c", cmd], cwd=repo, env=env, capture_output=True, timeout=30)
+    assert _snapshot(repo) == before
