@@ -37,7 +37,7 @@ def fixture_commands(path: Path) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("command", [
+READ_ONLY = [
     "ls -la", "git status", "git log --oneline -5", "git diff HEAD~1 -- src/",
     "cat README.md | grep -n gate | head -5", "find . -name '*.py' -type f",
     "wc -l src/*.py", "grep -rn TODO src 2>/dev/null", "git show HEAD:pyproject.toml",
@@ -45,7 +45,10 @@ def fixture_commands(path: Path) -> list[str]:
     "sort names.txt | uniq -c", "echo $(git rev-parse HEAD)", "cd src && ls",
     "diff <(ls a) <(ls b)", "ls {a,b}", "find . -name \"{a,b}\"", "cat data.json | jq .items",
     "ls -la # ; rm -rf /",
-])
+]
+
+
+@pytest.mark.parametrize("command", READ_ONLY)
 def test_read_only_commands_are_proved(command):
     result = is_read_only(command)
     assert result.read_only, result.reason
@@ -142,8 +145,7 @@ def test_proved_commands_change_nothing_when_run(tmp_path):
         subprocess.run(cmd, cwd=repo, env=env, check=True, timeout=30)
     (repo / "README.md").write_text("ctxgate gate\nTODO: more\nchanged\n")
     subprocess.run(["git", "status"], cwd=repo, env=env, capture_output=True, timeout=30)
-    commands = [c for c in test_read_only_commands_are_proved.pytestmark[0].args[1]
-                if is_read_only(c).read_only]
+    commands = [c for c in READ_ONLY if is_read_only(c).read_only]
     assert len(commands) >= 15
     before = _snapshot(repo)
     for cmd in commands:
