@@ -1,0 +1,1 @@
+"""Tests of the context firewall (ctxgate.firewall) and its real-program runs."""

@@ -180,3 +180,18 @@ def test_closed_reader_does_not_lose_the_archive(archive: Archive) -> None:
                          stderr=io.BytesIO())
     assert result.exit_code == 0
     assert archive.read(result.result.entry.id).count(b"\n") == 50_000
+
+
+def test_background_process_holding_the_pipe_does_not_hang(archive: Archive) -> None:
+    from ctxgate.firewall import run as runmod
+
+    old = runmod.LINGER_SECONDS
+    runmod.LINGER_SECONDS = 1.0
+    try:
+        result, out, err = run(archive, shell="echo started; sleep 30 & echo done")
+    finally:
+        runmod.LINGER_SECONDS = old
+    assert result.exit_code == 0 and result.duration_seconds < 10
+    assert out == b"started\ndone\n"
+    assert err.startswith(b"ctxgate: stopped reading 1 s after the command exited")
+    assert "background process" in result.notes[0]

@@ -6,6 +6,9 @@ into an :class:`~ctxgate.firewall.pipeline.OutputPipeline` — archive writer, s
 token meter — holding nothing but their bounded buffers. When the child is done it prints the
 verbatim output or the digest and returns the child's exit code.
 
+A background process that keeps the output pipe open after the command exited (``cmd &``)
+does not hang the run: reading stops :data:`LINGER_SECONDS` later, with a note.
+
 Signals: SIGINT, SIGTERM and SIGHUP are forwarded to the child (its whole process group when
 it has its own); a second SIGINT kills it. Either way the output that came is archived and
 digested. ``timeout`` sends SIGTERM, then SIGKILL after :data:`KILL_GRACE_SECONDS`; the exit
@@ -40,6 +43,11 @@ TIMEOUT_EXIT_CODE = 124
 """Exit code when the timeout killed the command (as GNU ``timeout``)."""
 READ_BYTES = 1 << 20
 """Bytes asked for per read from the child's pipe."""
+LINGER_SECONDS = 5.0
+"""Seconds the output is still read after the command exited; a background process that
+keeps the pipe open longer (``cmd &``) is left running and reading stops, with a note."""
+POLL_SECONDS = 0.5
+"""How often the loop checks whether the command exited, seconds."""
 _PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
 
@@ -157,6 +165,12 @@ def run_command(
             sink.flush()
         except BrokenPipeError:
             pass  # `ctxgate run … | head`: the reader left; the output is archived anyway
+    if notes and not any(r.digested for r in results):  # a digest carries them in its header
+        try:
+            err.write("".join(f"ctxgate: {note}\n" for note in notes).encode("utf-8"))
+            err.flush()
+        except BrokenPipeError:
+            pass
     return RunResult(exit_code=exit_code, results=results, command=command,
                      timed_out=stopper.timed_out, interrupted=stopper.forwarded,
                      duration_seconds=duration, notes=notes)
@@ -172,13 +186,20 @@ def _pump(streams: list[Any], pipes: list[OutputPipeline],
         sel.register(stream.fileno(), selectors.EVENT_READ, k)
     try:
         open_fds = len(streams)
+        exited_at: float | None = None
         while open_fds:
-            wait = None
+            now = time.monotonic()
+            if exited_at is None and stopper.proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at >= LINGER_SECONDS:
+                stopper.lingered = True  # a background process still holds the pipe open
+                break
+            deadlines = [POLL_SECONDS]
             if timeout is not None and not stopper.timed_out:
-                wait = max(0.0, started + timeout - time.monotonic())
-            elif stopper.kill_at is not None:
-                wait = max(0.0, stopper.kill_at - time.monotonic())
-            events = sel.select(wait)
+                deadlines.append(started + timeout - now)
+            if stopper.kill_at is not None:
+                deadlines.append(stopper.kill_at - now)
+            events = sel.select(max(0.0, min(deadlines)))
             if not events:
                 if timeout is not None and not stopper.timed_out \
                         and time.monotonic() >= started + timeout:
@@ -219,6 +240,7 @@ class _Stopper:
         self.timed_out = False
         self.kill_at: float | None = None
         self.killed = False
+        self.lingered = False
         self._lock = threading.Lock()
 
     def send(self, sig: int) -> None:
@@ -267,6 +289,9 @@ class _Stopper:
             name = signal.Signals(self.forwarded).name
             out.append(f"interrupted: {name} forwarded to the command"
                        + ("; then SIGKILL" if self.killed else ""))
+        if self.lingered:
+            out.append(f"stopped reading {LINGER_SECONDS:g} s after the command exited: a "
+                       "background process still holds its output open")
         return tuple(out)
 
     def handling_signals(self):
