@@ -66,3 +66,30 @@ def test_extra_patterns() -> None:
     assert a.read(e.id) == b"ticket [REDACTED:custom] done\n" and e.redactions == 1
     with pytest.raises(ConfigError, match="not a valid regular expression"):
         compile_patterns(["(unclosed"])
+
+
+@pytest.mark.parametrize("automaton", [True, False])
+def test_prefilter_paths_agree(monkeypatch: pytest.MonkeyPatch, automaton: bool) -> None:
+    import ctxgate.archive.redact as redact
+
+    monkeypatch.setattr(redact, "USE_AUTOMATON", automaton)
+    text = "\n".join(t for _, t, _ in SECRETS).encode() + b"\nhigh global xoxo bear passes\n"
+    out, n = redact_bytes(text)
+    assert n == len(SECRETS)
+    assert all(secret.encode() not in out for _, _, secret in SECRETS)
+    assert out.endswith(b"\nhigh global xoxo bear passes\n")
+
+
+def test_literals_of_different_patterns_never_overlap() -> None:
+    """The one-pass prefilter reports non-overlapping matches; that is exact per pattern only
+    while no literal can overlap (or contain) a literal of another pattern."""
+    from ctxgate.archive.redact import BUILTIN_PATTERNS
+
+    owned = [(p.kind, lit) for p in BUILTIN_PATTERNS for lit in p.literals]
+    for kind_a, a in owned:
+        for kind_b, b in owned:
+            if kind_a == kind_b or a == b:  # a shared literal wakes both patterns
+                continue
+            assert a not in b, (a, b)
+            for k in range(1, min(len(a), len(b))):
+                assert a[-k:] != b[:k], (a, b)

