@@ -75,6 +75,12 @@ def test_tokens_exact_for_small_estimate_for_big(tmp_path) -> None:
     big = a.put(b"x" * 5000)
     assert not big.tokens.exact and big.tokens.tokenizer == "estimate"
     assert big.tokens.count == 1250
+    from ctxgate.tokens import TokenCount
+
+    given = TokenCount(count=7, tokenizer="o200k_base", exact=True)
+    w = a.writer()
+    w.write(b"counted by the caller\n")
+    assert w.finish(tokens=given).tokens == given
 
 
 def test_unknown_id_lists_recent(any_archive: Archive) -> None:

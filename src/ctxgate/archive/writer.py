@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ctxgate.archive.chunks import Chunker
 from ctxgate.archive.entry import Entry, EntryMeta
 from ctxgate.archive.stores.base import EntryRecord
+from ctxgate.tokens import TokenCount
 
 if TYPE_CHECKING:
     from ctxgate.archive.archive import Archive
@@ -96,8 +97,13 @@ class EntryWriter:
         reason: str | None = None,
         truncated: bool | None = None,
         extra: dict[str, Any] | None = None,
+        tokens: TokenCount | None = None,
     ) -> Entry:
-        """Commit the entry; arguments override the metadata given at the start."""
+        """Commit the entry; arguments override the metadata given at the start.
+
+        ``tokens`` is a count the caller made while streaming (the archive then does not
+        tokenize the content itself).
+        """
         if self.entry is not None:
             return self.entry
         if self._redactor is not None:
@@ -106,7 +112,7 @@ class EntryWriter:
         self._pending.extend(tail)
         chunker = self._chunker
         meta = self._meta
-        tokens = meta.tokens or self._archive._count_tokens(chunker)
+        tokens = tokens or meta.tokens or self._archive._count_tokens(chunker)
         now = time.time()
         info: dict[str, Any] = {
             "tool": meta.tool, "command": meta.command, "source": meta.source,
