@@ -136,3 +136,28 @@ def test_search_output_lists_matches_per_file() -> None:
     d = digest_of(("\n".join(lines) + "\n").encode(), ctx=ctx)
     assert "matches per file (7 files, 400 matching lines): src/mod_1.rs (58)" in d.text
     assert "src/mod_0.rs (57)" in d.text  # every file is named, with its count
+
+
+_JSON_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=2_000),
+    lambda inner: st.lists(inner, max_size=20) | st.dictionaries(st.text(max_size=40), inner,
+                                                                max_size=20),
+    max_leaves=200,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(value=_JSON_VALUE, form=st.sampled_from(["doc", "lines", "noise"]),
+       budget=st.integers(1_024, 6_000))
+def test_json_shapes_stay_within_budget_and_valid(value, form: str, budget: int) -> None:
+    if form == "doc":
+        data = json.dumps(value)
+    elif form == "lines":
+        data = "\n".join(json.dumps(value) for _ in range(30))
+    else:
+        data = json.dumps(value) + "\n[exit:1]\n"
+    d = digest_of(data.encode(), FirewallPolicy(digest_max_bytes=budget))
+    assert d.size_bytes <= budget
+    for line in d.text.splitlines():
+        if line.startswith('{"preview"'):
+            json.loads(line)  # a preview is always valid JSON

@@ -38,7 +38,7 @@ GREP_MATTERS = "error|fail|exception|traceback|panic|fatal|caused by|warn"
 """The regular expression the digest suggests for finding lines that matter (with ``-i``)."""
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _FEW_LINES = 4
 _SEARCH_LINE = re.compile(rb"^([^:\n]{1,512}?):(?:\d+[:-])?")
 _CUT_MARK = "\n…[digest cut at {n} bytes: the budget]"

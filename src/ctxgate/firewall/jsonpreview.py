@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["JsonPreview", "json_preview", "jsonl_preview_from_lines"]
 
+_LINE_BREAKERS = re.compile("[\x80-\x9f\u2028\u2029]")
+"""Characters some readers treat as line breaks; escaped so the preview stays one line."""
 _TRAILING_MAX_BYTES = 4_096
 """Noise after a JSON document (``[exit:1]``, a log line) still previewed up to this size, bytes
 (or a tenth of the document, if larger)."""
@@ -117,7 +120,8 @@ def _fit(fmt: str, body: dict[str, Any], max_bytes: int, *, records: int) -> Jso
                                                                        max(chars, 24))}
             else:
                 doc[key] = val
-        rendered = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+        rendered = _LINE_BREAKERS.sub(lambda m: f"\\u{ord(m.group()):04x}",
+                                      json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
         if len(rendered.encode("utf-8", "surrogatepass")) <= max_bytes:
             return JsonPreview(format=fmt, text=rendered, records=records)
     return None
