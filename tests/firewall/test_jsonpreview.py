@@ -90,3 +90,13 @@ def test_preview_is_valid_json_within_budget(value, budget: int) -> None:
         assert len(p.text.encode()) <= budget
         json.loads(p.text)
         assert p == json_preview(json.dumps(value), max_bytes=budget)
+
+
+def test_lone_surrogates_and_separators_are_escaped() -> None:
+    doc = '{"a": "\\ud800 x", "b\\u2028": "\\u0085"}'
+    p = json_preview(doc, max_bytes=4_000)
+    p.text.encode("utf-8")  # encodable: no lone surrogate left raw
+    assert "\n" not in p.text and len(p.text.splitlines()) == 1
+    assert json.loads(p.text)["root"]["fields"]["a"]["value"] == "\ud800 x"
+    result = firewall("shell", doc * 300, policy=FirewallPolicy(min_tokens=10))
+    result.text.encode("utf-8")

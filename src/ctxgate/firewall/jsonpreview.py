@@ -19,8 +19,9 @@ from typing import Any
 
 __all__ = ["JsonPreview", "json_preview", "jsonl_preview_from_lines"]
 
-_LINE_BREAKERS = re.compile("[\x80-\x9f\u2028\u2029]")
-"""Characters some readers treat as line breaks; escaped so the preview stays one line."""
+_LINE_BREAKERS = re.compile("[\x80-\x9f\u2028\u2029\ud800-\udfff]")
+"""Characters some readers treat as line breaks, and lone surrogates (not encodable as
+UTF-8); escaped so the preview stays one line of valid UTF-8 JSON."""
 _TRAILING_MAX_BYTES = 4_096
 """Noise after a JSON document (``[exit:1]``, a log line) still previewed up to this size, bytes
 (or a tenth of the document, if larger)."""
