@@ -122,3 +122,24 @@ def test_any_bytes_roundtrip_through_sqlite(data: bytes, redact: bool) -> None:
             if not redact:
                 assert stored == data
             assert a.put(stored).id == e.id or redact  # same bytes: same entry
+
+
+@settings(max_examples=40)
+@given(n=st.integers(0, 400), every=st.integers(1, 9), page=st.integers(1, 30),
+       context=st.integers(0, 2))
+def test_grep_pages_visit_every_match_once(n: int, every: int, page: int, context: int) -> None:
+    a = _new()
+    data = b"".join(b"%d %s\n" % (i, b"HIT" if i % every == 0 else b"miss")
+                    for i in range(1, n + 1))
+    e = a.put(data)
+    want = [i for i in range(1, n + 1) if i % every == 0]
+    seen: list[int] = []
+    kwargs: dict = {"grep": "HIT", "max_matches": page, "context": context}
+    for _ in range(1000):
+        view = a.expand(e.id, **kwargs)
+        seen += [int(ln.split(":")[0]) for ln in view.text.splitlines()[1:]
+                 if re.match(r"^\s*\d+:", ln)]
+        if view.next_hint is None:
+            break
+        kwargs["lines"] = view.next_hint.rsplit("--lines ", 1)[1]
+    assert seen == want
