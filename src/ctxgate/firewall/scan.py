@@ -34,7 +34,7 @@ _MAX_CANDIDATES_PER_BLOCK = 4096
 _LINE_WINDOW = 65_536
 """Keyword hits further than this from the start of their line (giant lines) are not
 candidates: they are data, not messages, bytes."""
-_CLASSIFY_BUDGET = 10_000
+_CLASSIFY_BUDGET = 2_000
 """Candidate lines classified in all; past that (a flood) keyword occurrences are only counted
 and the last lines that matter are taken from the kept tail bytes."""
 _LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
