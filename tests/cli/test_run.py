@@ -122,3 +122,34 @@ def test_cli_timeout_exit_code() -> None:
     result = CliRunner().invoke(app, ["run", "--timeout", "0.5", "-c", "echo a; sleep 20"])
     assert result.exit_code == 124
     assert result.stdout == "a\n"
+
+
+def test_sigterm_is_forwarded_and_output_archived(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CTXGATE_")}
+    env["CTXGATE_HOME"] = str(home)
+    proc = subprocess.Popen(["ctxgate", "run", "-c", "echo up; sleep 60"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=env)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert out == b"up\n" and b"ctxgate: interrupted: SIGTERM forwarded" in err
+    with Archive.open(home) as archive:
+        (entry,) = archive.list()
+        assert archive.read(entry.id) == b"up\n" and entry.exit_code == 143
+
+
+def test_cli_inline_and_separate_stderr() -> None:
+    runner = CliRunner()
+    big = "import sys; [print(f'row {i} ' + 'x' * 20) for i in range(700)]"
+    digested = runner.invoke(app, ["run", "--", sys.executable, "-c", big])
+    assert digested.stdout.startswith("[ctxgate digest:")
+    inline = runner.invoke(app, ["run", "--inline", "--explain", "--", sys.executable, "-c", big])
+    assert inline.stdout.startswith("row 0 ") and "output: inline" in inline.stderr
+    split = runner.invoke(app, ["run", "--separate-stderr", "--explain", "-c",
+                                "echo out; echo err >&2"])
+    assert split.stdout == "out\n"
+    assert "err\n" in split.stderr and "stdout: below_threshold" in split.stderr
+    assert "stderr: below_threshold" in split.stderr
