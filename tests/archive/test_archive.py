@@ -121,6 +121,8 @@ def test_ambiguous_prefix_never_returns_content(any_archive: Archive) -> None:
     assert any_archive.read(e.id) == b"one"  # the full id still resolves exactly
     with pytest.raises(IntegrityError, match="does not hash to its id"):
         any_archive.read(twin)  # same bytes under a wrong id: refused
+    with pytest.raises(IntegrityError, match="does not hash to its id"):
+        any_archive.expand(twin)  # one-chunk entries are checked on every view too
 
 
 def test_corrupt_chunk_is_integrity_error(archive: Archive) -> None:

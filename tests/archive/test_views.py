@@ -31,7 +31,8 @@ def test_binary_entry_view_has_notes_and_bytes_unchanged(archive: Archive) -> No
     data = bytes(range(256)) * 4
     e = archive.put(data)
     v = archive.expand(e.id)
-    assert "invalid UTF-8" in v.text and "NUL" in v.text
+    assert "invalid UTF-8" in v.text and "NUL" in v.text and "looks like binary" in v.text
+    assert "looks like binary" not in archive.expand(archive.put(b"caf\xe9 ok\n" * 5).id).text
     assert archive.read(e.id) == data
 
 

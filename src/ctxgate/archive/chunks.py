@@ -192,6 +192,8 @@ class ChunkReader:
                 f"archive entry {self.record.id[:12]} chunk {i} has {len(data)} bytes, "
                 f"index says {self.index.rows[i][0]}"
             )
+        if len(self.index.rows) == 1:
+            verify_bytes(self.record.id, data)  # a one-chunk entry: check the full id, cheaply
         self._cache[i] = data
         if len(self._cache) > _CACHE_CHUNKS:
             self._cache.popitem(last=False)

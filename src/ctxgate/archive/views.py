@@ -36,6 +36,8 @@ _PICTURES_NO_TAB = {k: v for k, v in _PICTURES.items() if k not in (9, 10)}
 class DecodeStats:
     """Counts of what decoding changed, reported as notes."""
 
+    chars: int = 0
+    """Code points decoded (to judge whether the content is binary)."""
     invalid: int = 0
     nul: int = 0
     control: int = 0
@@ -55,6 +57,9 @@ class DecodeStats:
             out.append(f"note: {self.ansi} ANSI escape sequence(s) removed")
         if self.crlf:
             out.append("note: CRLF line endings (CR not shown)")
+        if self.chars and (self.invalid + self.nul + self.control) * 10 > 3 * self.chars:
+            out.append("note: this looks like binary data; --bytes OFF:LEN addresses exact "
+                       "byte ranges, and 'ctxgate archive stat' shows the size")
         return out
 
 
@@ -76,6 +81,7 @@ def decode_row(raw: bytes, stats: DecodeStats, *, strip_cr: bool = True) -> str:
         stats.nul += nul
         stats.control += len(_CONTROL.findall(text)) - nul
         text = text.translate(_PICTURES_NO_TAB)
+    stats.chars += len(text)
     return text
 
 
