@@ -22,67 +22,27 @@ The digest is a pure function of its inputs: the same output and context give th
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ctxgate.firewall.binary import detect_type, hex_view, printable_strings
 from ctxgate.firewall.errorlines import select_hits
 from ctxgate.firewall.jsonpreview import JsonPreview, json_preview, jsonl_preview_from_lines
 from ctxgate.firewall.policy import FirewallPolicy
+from ctxgate.firewall.render import (
+    GREP_MATTERS,
+    Digest,
+    DigestContext,
+    Renderer,
+    _clean,
+    _size,
+)
 from ctxgate.firewall.scan import ScanResult
 
 __all__ = ["GREP_MATTERS", "Digest", "DigestContext", "build_digest"]
 
-GREP_MATTERS = "error|fail|exception|traceback|panic|fatal|caused by|warn"
-"""The regular expression the digest suggests for finding lines that matter (with ``-i``)."""
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 _FEW_LINES = 4
 _SEARCH_LINE = re.compile(rb"^([^:\n]{1,512}?):(?:\d+[:-])?")
 _CUT_MARK = "\n…[digest cut at {n} bytes: the budget]"
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class DigestContext:
-    """Facts about the output that are not in its bytes."""
-
-    tool: str
-    archive_id: str
-    """The id shown to the model (the archive's short id)."""
-    expires_at: float | None = None
-    """Epoch seconds of expiry; None when pinned (never expires)."""
-    command: str | None = None
-    exit_code: int | None = None
-    tokens: str = ""
-    """Token description from the meter (``"3,012 tokens (o200k_base)"``)."""
-    reason: str = "digest"
-    detail: str = ""
-    notes: tuple[str, ...] = ()
-    """Extra header lines (``"killed after the 5 s timeout"``)."""
-    expand_tool: str = "expand"
-    """Name of the MCP expand tool in the tool-call form."""
-    group_by_file: bool = False
-    """The output is search results (``path:line:text``): list the match count per file."""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Digest:
-    """A digest and what it left out."""
-
-    text: str
-    form: str
-    """``lines``, ``chars``, ``json``, ``jsonl``, ``json+trailing`` or ``binary``."""
-    archive_id: str
-    omitted_lines: tuple[tuple[int, int], ...] = ()
-    """Inclusive line ranges not shown at all."""
-    hits_shown: int = 0
-
-    @property
-    def size_bytes(self) -> int:
-        """UTF-8 bytes of :attr:`text`."""
-        return len(self.text.encode("utf-8"))
 
 
 def build_digest(
@@ -120,86 +80,8 @@ def _hard_cap(d: Digest, budget: int) -> Digest:
                   omitted_lines=d.omitted_lines, hits_shown=d.hits_shown)
 
 
-def _size(lines: list[str]) -> int:
-    return len("\n".join(lines).encode("utf-8"))
-
-
-def _clean(text: str) -> str:
-    return _CONTROL.sub("\ufffd", _ANSI.sub("", text.replace("\r\n", "\n"))).replace("\r", "")
-
-
-def _expiry(ts: float | None) -> str:
-    if ts is None:
-        return "pinned (never expires)"
-    return "expires " + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(ts))
-
-
-class _Renderer:
-    def __init__(self, scan: ScanResult, ctx: DigestContext, policy: FirewallPolicy,
-                 redact: Callable[[bytes], bytes]):
-        self.scan = scan
-        self.ctx = ctx
-        self.policy = policy
-        self.redact = redact
-        self.id = ctx.archive_id
-
-    # ---------------------------------------------------------------- shared parts
-
-    def header(self, *, binary: bool = False) -> list[str]:
-        s, c = self.scan, self.ctx
-        facts = [f"{c.tool} output", f"{s.total_bytes:,} bytes"]
-        if binary:
-            facts.append("binary")
-        else:
-            facts.append(f"{s.lines:,} lines")
-            if c.tokens:
-                facts.append(c.tokens)
-        if c.exit_code is not None:
-            facts.append(f"exit {c.exit_code}")
-        out = ["[ctxgate digest: " + ", ".join(facts) + "]",
-               f"[archive id {self.id}, {_expiry(c.expires_at)}; {c.reason}: {c.detail}]"
-               if c.detail else f"[archive id {self.id}, {_expiry(c.expires_at)}; {c.reason}]"]
-        if c.command:
-            out.append("$ " + self.cut(_clean(c.command), 300))
-        out.extend(f"[{n}]" for n in c.notes)
-        return out
-
-    def warning(self) -> list[str]:
-        s = self.scan
-        if s.longest_line < self.policy.long_line_bytes:
-            return []
-        return [f"! longest line: {s.longest_line:,} bytes (line {s.longest_line_number:,}); "
-                f"{s.long_lines:,} line(s) of {s.long_line_threshold:,}+ bytes: line paging "
-                "will not help; use --bytes OFFSET:LENGTH (or --json POINTER / --keys for JSON)"]
-
-    def drill(self, selectors: list[tuple[str, str]], *, compact: bool) -> list[str]:
-        """Drill-down lines: each selector as a CLI line, then all of them as tool calls."""
-        if compact:
-            selectors = selectors[:2]
-        out = [f"--- drill down: archive id {self.id} ---"]
-        out += [f"ctxgate expand {self.id} {cli}" for cli, _ in selectors]
-        calls = [f'{self.ctx.expand_tool}(id="{self.id}", {mcp})' for _, mcp in selectors]
-        out.append("MCP: " + " · ".join(calls))
-        return out
-
-    def cut(self, text: str, max_bytes: int, full_len: int | None = -1) -> str:
-        """``text`` cut to ``max_bytes`` UTF-8 bytes with a marker naming what was cut.
-
-        ``full_len`` is the line's full length in bytes; ``None`` when it is unknown (the
-        line runs past what the scanner kept); ``-1`` means ``text`` is the whole line.
-        """
-        raw = text.encode("utf-8")
-        if full_len is not None and full_len < 0:
-            full_len = len(raw)
-        if full_len is not None and full_len <= max_bytes and len(raw) <= max_bytes:
-            return text
-        kept = raw[:max_bytes].decode("utf-8", "ignore")
-        if full_len is None:
-            return f"{kept}…[line continues]"
-        return f"{kept}…[+{max(0, full_len - len(kept.encode('utf-8'))):,} bytes]"
-
-    def text_of(self, raw: bytes) -> str:
-        return _clean(self.redact(raw).decode("utf-8", "replace"))
+class _Renderer(Renderer):
+    """The digest forms: lines, chars, JSON, binary."""
 
     # ---------------------------------------------------------------- forms
 
