@@ -195,3 +195,24 @@ def test_background_process_holding_the_pipe_does_not_hang(archive: Archive) -> 
     assert out == b"started\ndone\n"
     assert err.startswith(b"ctxgate: stopped reading 1 s after the command exited")
     assert "background process" in result.notes[0]
+
+
+def test_archive_failure_still_delivers_a_digest(archive: Archive) -> None:
+    class BrokenArchive(Archive):
+        def writer(self, meta=None):
+            w = super().writer(meta)
+
+            def fail(data):
+                raise OSError(28, "No space left on device")
+
+            w.write = fail
+            return w
+
+    broken = BrokenArchive(policy=archive.policy)
+    result, out, _ = run(broken, shell="seq 1 20000")
+    assert result.exit_code == 0 and result.result.entry is None
+    text = out.decode()
+    assert text.startswith("[ctxgate digest: ") and "[not archived; digest: " in text
+    assert "archive unavailable (OSError: [Errno 28] No space left on device)" in text
+    assert "--- no drill down: the output is not archived ---" in text
+    assert "20000| 20000" in text

@@ -107,13 +107,19 @@ class OutputPipeline:
         self._meta = EntryMeta(tool=self.tool, command=self.command, source=self.source,
                                session_id=self.session_id, extra=dict(self.extra))
         self._writer = self.archive.writer(self._meta)
+        self._store_error: str | None = None
+        """Why the archive could not store the output; the run goes on without it."""
         self._finished: FirewallResult | None = None
 
     def feed(self, data: bytes) -> None:
         """Add a chunk of output (archived, scanned and metered)."""
         if not data:
             return
-        self._writer.write(data)
+        if self._store_error is None:
+            try:
+                self._writer.write(data)
+            except Exception as exc:  # the store failed (disk full, locked, gone)
+                self._store_error = f"{type(exc).__name__}: {exc}"
         self.scanner.feed(data)
         self.meter.feed(data)
 
@@ -138,9 +144,18 @@ class OutputPipeline:
                           inline=self.inline, command_class=self.command_class)
         extra = {"decision": decision.to_dict(), "notes": list(notes),
                  "tokens_text": meter.describe()}
-        _give_tokens(self._writer, meter.count())
-        entry = self._writer.finish(exit_code=exit_code, reason=decision.reason,
-                                    truncated=truncated, extra=extra)
+        entry = None
+        if self._store_error is None:
+            _give_tokens(self._writer, meter.count())
+            try:
+                entry = self._writer.finish(exit_code=exit_code, reason=decision.reason,
+                                            truncated=truncated, extra=extra)
+            except Exception as exc:
+                self._store_error = f"{type(exc).__name__}: {exc}"
+        if self._store_error is not None:
+            notes = (*notes, f"archive unavailable ({self._store_error}): this output was "
+                     "not stored, so the omitted part cannot be expanded; re-run with --raw "
+                     "or fix the archive (ctxgate archive stats)")
         digest = None
         data: bytes | None = None
         if decision.digest:
@@ -148,7 +163,8 @@ class OutputPipeline:
             from ctxgate.firewall.digest import DigestContext, build_digest
 
             ctx = DigestContext(
-                tool=self.tool, archive_id=entry.short_id, expires_at=entry.expires_at,
+                tool=self.tool, archive_id=entry.short_id if entry else "unavailable",
+                expires_at=entry.expires_at if entry else None, archived=entry is not None,
                 command=self.command, exit_code=exit_code, tokens=meter.describe(),
                 reason=decision.reason, detail=decision.detail, notes=notes,
                 expand_tool=self.expand_tool, group_by_file=is_search_command(self.command),
@@ -162,8 +178,12 @@ class OutputPipeline:
                 data = verbatim
             elif scan.complete:
                 data = scan.prefix
-            else:  # larger than what the scanner kept: read it back (secrets redacted)
+            elif entry is not None:  # larger than the scanner kept: read back (redacted)
                 data = self.archive.read(entry.id)
+            else:  # not stored and not kept whole: what was kept, said plainly
+                data = scan.prefix + (f"\n[ctxgate: output cut at {len(scan.prefix):,} of "
+                                      f"{scan.total_bytes:,} bytes: archive unavailable]\n"
+                                      ).encode()
             text = data.decode("utf-8", "replace")
         self._finished = FirewallResult(
             text=text, decision=decision, entry=entry, digest=digest,

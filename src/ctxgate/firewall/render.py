@@ -44,6 +44,8 @@ class DigestContext:
     """Name of the MCP expand tool in the tool-call form."""
     group_by_file: bool = False
     """The output is search results (``path:line:text``): list the match count per file."""
+    archived: bool = True
+    """False when the archive could not store the output (no drill-down is offered)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -92,6 +94,7 @@ class Renderer:
     # ---------------------------------------------------------------- shared parts
 
     def header(self, *, binary: bool = False) -> list[str]:
+        """Metadata lines: facts, archive id and expiry with the decision, command, notes."""
         s, c = self.scan, self.ctx
         facts = [f"{c.tool} output", f"{s.total_bytes:,} bytes"]
         if binary:
@@ -102,9 +105,10 @@ class Renderer:
                 facts.append(c.tokens)
         if c.exit_code is not None:
             facts.append(f"exit {c.exit_code}")
+        where = (f"archive id {self.id}, {_expiry(c.expires_at)}" if c.archived
+                 else "not archived")
         out = ["[ctxgate digest: " + ", ".join(facts) + "]",
-               f"[archive id {self.id}, {_expiry(c.expires_at)}; {c.reason}: {c.detail}]"
-               if c.detail else f"[archive id {self.id}, {_expiry(c.expires_at)}; {c.reason}]"]
+               f"[{where}; {c.reason}: {c.detail}]" if c.detail else f"[{where}; {c.reason}]"]
         if c.command:
             out.append("$ " + self.cut(_clean(c.command), 300))
         out.extend(f"[{n}]" for n in c.notes)
@@ -120,6 +124,8 @@ class Renderer:
 
     def drill(self, selectors: list[tuple[str, str]], *, compact: bool) -> list[str]:
         """Drill-down lines: each selector as a CLI line, then all of them as tool calls."""
+        if not self.ctx.archived:
+            return ["--- no drill down: the output is not archived ---"]
         if compact:
             selectors = selectors[:2]
         out = [f"--- drill down: archive id {self.id} ---"]
