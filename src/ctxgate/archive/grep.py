@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ctxgate.archive.entry import Entry, View
 from ctxgate.archive.pages import assemble, next_line_end
-from ctxgate.archive.selectors import compile_regex, resolve_lines
+from ctxgate.archive.selectors import compile_line_counter, compile_regex, resolve_lines
 from ctxgate.archive.views import (
     Budget,
     DecodeStats,
@@ -68,8 +68,13 @@ class ScanResult:
 
 
 def scan(reader: ChunkReader, pattern, start: int, end: int, first_line: int, keep: int,
-         deadline: float) -> ScanResult:
-    """Find matching lines in bytes ``[start, end)`` where ``start`` begins line ``first_line``."""
+         deadline: float, counter=None) -> ScanResult:
+    """Find matching lines in bytes ``[start, end)`` where ``start`` begins line ``first_line``.
+
+    Once ``keep`` hits are collected, the rest is only counted; with a ``counter`` (see
+    :func:`~ctxgate.archive.selectors.compile_line_counter`) that count runs in the regex
+    engine rather than line by line in Python.
+    """
     uses_timeout = type(pattern).__module__.startswith("regex")
     hits: list[Hit] = []
     total = 0
@@ -99,6 +104,15 @@ def scan(reader: ChunkReader, pattern, start: int, end: int, first_line: int, ke
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 _timeout(pattern)
+            if counter is not None and len(hits) >= keep:
+                try:
+                    if uses_timeout:
+                        total += len(counter.findall(buf, pos, limit, timeout=remaining))
+                    else:
+                        total += len(counter.findall(buf, pos, limit))
+                except TimeoutError:
+                    _timeout(pattern)
+                break
             try:
                 if uses_timeout:
                     m = pattern.search(buf, pos, limit, timeout=remaining)
@@ -204,7 +218,8 @@ def render_grep(reader: ChunkReader, entry: Entry, sel: Selection, budget: Budge
     end = reader.line_end(last)
     keep = min(sel.max_matches, 100_000)
     deadline = time.monotonic() + policy.grep_timeout_seconds
-    result = scan(reader, pattern, start, end, first, keep, deadline)
+    counter = compile_line_counter(sel.grep, sel.ignore_case)
+    result = scan(reader, pattern, start, end, first, keep, deadline, counter)
     hits = result.hits
     cap = min(LINE_SHOW_BYTES, budget.max_tokens // 2)
     # Gather display groups until the byte estimate of the budget is used.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ctxgate.errors import UsageError
 
-__all__ = ["Selection", "compile_regex", "parse", "parse_byte_range", "parse_line_range",
+__all__ = ["Selection", "compile_line_counter", "compile_regex", "parse", "parse_byte_range", "parse_line_range",
            "parse_pointer", "resolve_lines"]
 
 _MAX_CONTEXT = 1_000
@@ -181,6 +181,31 @@ def compile_regex(pattern: str, ignore_case: bool = False):  # -> compiled patte
         return re.compile(raw, flags)
     except Exception:  # a construct only `re` accepts
         return re.compile(raw, flags)
+
+
+_MAY_MATCH_NEWLINE = ("\\s", "\\W", "\\D", "\\n", "\\x", "\\0", "\\u", "\\U", "\\N",
+                      "[^", "(?s", "(?x", "\n")
+
+
+def compile_line_counter(pattern: str, ignore_case: bool = False):  # -> compiled or None
+    """A pattern that matches once per line containing ``pattern`` (for fast counting), or
+    ``None`` when ``pattern`` might match a newline (then only the line-by-line scan is exact).
+
+    The check is textual and conservative: any construct that could match ``\\n`` disables it.
+    """
+    if any(token in pattern for token in _MAY_MATCH_NEWLINE):
+        return None
+    # Each match runs on to the end of its line, so the next search starts on a later line:
+    # one match per matching line, and the pattern keeps its literal-prefix fast search.
+    wrapped = b"(?:" + pattern.encode("utf-8") + b")[^\n]*"
+    try:
+        import regex
+
+        return regex.compile(wrapped, regex.MULTILINE | (regex.IGNORECASE if ignore_case else 0))
+    except ImportError:
+        return re.compile(wrapped, re.MULTILINE | (re.IGNORECASE if ignore_case else 0))
+    except Exception:
+        return None
 
 
 def parse(
