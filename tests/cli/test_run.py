@@ -153,3 +153,8 @@ def test_cli_inline_and_separate_stderr() -> None:
     assert split.stdout == "out\n"
     assert "err\n" in split.stderr and "stdout: below_threshold" in split.stderr
     assert "stderr: below_threshold" in split.stderr
+
+
+def test_cli_passes_stdin_through(tmp_path: Path) -> None:
+    proc = ctxgate("run", "--", "jq", "-c", ".a", home=tmp_path / "h", input=b'{"a": [1, 2]}')
+    assert proc.returncode == 0 and proc.stdout == b"[1,2]\n"

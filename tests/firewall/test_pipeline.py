@@ -216,3 +216,9 @@ def test_archive_failure_still_delivers_a_digest(archive: Archive) -> None:
     assert "archive unavailable (OSError: [Errno 28] No space left on device)" in text
     assert "--- no drill down: the output is not archived ---" in text
     assert "20000| 20000" in text
+
+
+def test_library_runs_never_read_the_callers_stdin(archive: Archive) -> None:
+    # an MCP stdio server's stdin is its protocol channel: the command must not consume it
+    result, out, _ = run(archive, shell="cat; echo end")
+    assert out == b"end\n" and result.exit_code == 0

@@ -69,6 +69,7 @@ def run(
             argv if argv else None, shell=shell, archive=archive, policy=config.firewall,
             tool=tool, raw=raw, inline=inline, timeout=timeout,
             separate_stderr=separate_stderr, session_id=session,
+            stdin=None,  # inherited: `cat x.json | ctxgate run -- jq .` works
         )
     finally:
         archive.close()

@@ -89,6 +89,7 @@ def run_command(
     session_id: str | None = None,
     cwd: str | None = None,
     env: dict[str, str] | None = None,
+    stdin: Any = subprocess.DEVNULL,
     expand_tool: str = "expand",
 ) -> RunResult:
     """Run ``argv`` (or ``bash -c shell``) through the firewall and print what the model gets.
@@ -106,6 +107,9 @@ def run_command(
             goes to ``stdout``, stderr's to ``stderr``); default merged in write order.
         stdout, stderr: where results are written (default this process's binary streams).
         session_id, cwd, env: recorded with the entry / passed to the child.
+        stdin: the child's standard input, as for :class:`subprocess.Popen`; default
+            ``DEVNULL`` so a library caller's own stdin (an MCP stdio channel) is never
+            read by the command; ``None`` inherits it (the CLI does).
         expand_tool: the MCP expand tool's name in drill-down calls.
 
     Raises:
@@ -129,7 +133,7 @@ def run_command(
     own_group = not _stdin_is_tty()
     try:
         proc = subprocess.Popen(
-            args, stdin=None, stdout=subprocess.PIPE,
+            args, stdin=stdin, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE if separate_stderr else subprocess.STDOUT,
             cwd=cwd, env=env, bufsize=0, process_group=0 if own_group else None,
         )
