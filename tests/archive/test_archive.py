@@ -195,3 +195,9 @@ def test_unwritable_home_is_store_unavailable(tmp_path) -> None:
     blocker.write_text("not a directory")
     with pytest.raises(StoreUnavailable, match="CTXGATE_HOME"):
         Archive.open(blocker / "home")
+
+
+def test_unserializable_metadata_is_refused_on_every_store(any_archive: Archive) -> None:
+    with pytest.raises(UsageError, match="not JSON-serializable"):
+        any_archive.put(b"data\n", EntryMeta(extra={"when": object()}))
+    assert any_archive.stats().entries == 0

@@ -8,6 +8,7 @@ which point the content's sha256 is known and becomes the id.
 
 from __future__ import annotations
 
+import json
 import secrets
 import time
 from dataclasses import asdict
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ctxgate.archive.chunks import Chunker
 from ctxgate.archive.entry import Entry, EntryMeta
 from ctxgate.archive.stores.base import EntryRecord
+from ctxgate.errors import UsageError
 from ctxgate.tokens import TokenCount
 
 if TYPE_CHECKING:
@@ -125,6 +127,14 @@ class EntryWriter:
             "extra": {**meta.extra, **(extra or {})},
             "tokens": asdict(tokens) if tokens is not None else None,
         }
+        try:
+            json.dumps(info)
+        except (TypeError, ValueError) as exc:
+            self.abort()
+            raise UsageError(
+                f"archive metadata is not JSON-serializable ({exc}); pass plain str/int/float/"
+                "bool/list/dict values in EntryMeta.extra"
+            ) from exc
         record = EntryRecord(
             id=chunker.digest, blob=self._blob, raw_bytes=chunker.size,
             stored_bytes=chunker.stored, lines=chunker.lines, created_at=now,
