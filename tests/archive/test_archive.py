@@ -98,8 +98,12 @@ def test_malformed_ids_are_usage_errors(any_archive: Archive) -> None:
 
 
 def test_expired_and_purged_say_so(tmp_path) -> None:
-    a = Archive(MemoryStore(), ArchivePolicy(ttl_seconds=-1, tokenizer="estimate"))
-    e = a.put(b"old\n")  # expired on arrival: removed by retention after the store
+    a = Archive(MemoryStore(), ArchivePolicy(ttl_seconds=0, tokenizer="estimate"))
+    e = a.put(b"old\n")
+    import time
+
+    time.sleep(0.01)
+    a.put(b"newer\n")  # retention after this store removes the expired one
     with pytest.raises(EntryNotFound, match="expired"):
         a.stat(e.short_id)
     b = Archive(MemoryStore(), ArchivePolicy(tokenizer="estimate"))
@@ -201,3 +205,12 @@ def test_unserializable_metadata_is_refused_on_every_store(any_archive: Archive)
     with pytest.raises(UsageError, match="not JSON-serializable"):
         any_archive.put(b"data\n", EntryMeta(extra={"when": object()}))
     assert any_archive.stats().entries == 0
+
+
+@pytest.mark.parametrize("field", [{"chunk_bytes": 0}, {"ttl_seconds": -1},
+                                   {"expand_max_tokens": 10}, {"grep_timeout_seconds": 0}])
+def test_policy_rejects_nonsense(field) -> None:
+    from ctxgate.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=f"archive.{next(iter(field))} must be"):
+        ArchivePolicy(**field)

@@ -48,4 +48,24 @@ class ArchivePolicy:
     """Reads refresh an entry's expiry at most this often, seconds (fewer write transactions)."""
 
 
+    def __post_init__(self) -> None:
+        from ctxgate.errors import ConfigError
+
+        checks = [
+            ("ttl_seconds", self.ttl_seconds >= 0, ">= 0"),
+            ("max_disk_bytes", self.max_disk_bytes >= 0, ">= 0"),
+            ("expand_max_tokens", self.expand_max_tokens >= 100, ">= 100"),
+            ("chunk_bytes", 64 <= self.chunk_bytes <= 64 * 1_048_576, "between 64 and 67108864"),
+            ("compression_level", -7 <= self.compression_level <= 22, "between -7 and 22"),
+            ("exact_tokens_max_bytes", self.exact_tokens_max_bytes >= 0, ">= 0"),
+            ("grep_max_matches", self.grep_max_matches >= 1, ">= 1"),
+            ("grep_timeout_seconds", self.grep_timeout_seconds > 0, "> 0"),
+            ("json_max_bytes", self.json_max_bytes >= 1, ">= 1"),
+            ("touch_interval_seconds", self.touch_interval_seconds >= 0, ">= 0"),
+        ]
+        for name, ok, want in checks:
+            if not ok:
+                raise ConfigError(f"archive.{name} must be {want}, got {getattr(self, name)!r}")
+
+
 DEFAULT_ARCHIVE_POLICY = ArchivePolicy()
