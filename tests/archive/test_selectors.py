@@ -160,3 +160,18 @@ def test_jsonl_pointer_and_keys(archive: Archive) -> None:
 def test_not_json(archive: Archive, eid: str) -> None:
     with pytest.raises(UsageError, match="neither JSON nor JSON Lines"):
         archive.expand(eid, keys=True)
+
+
+def test_grep_without_the_regex_package(archive: Archive, eid: str, monkeypatch) -> None:
+    """`regex` is optional: without it the stdlib engine gives the same results."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "regex", None)  # import regex -> ImportError
+    from ctxgate.archive.selectors import compile_line_counter, compile_regex
+
+    assert type(compile_regex("x")).__module__ == "re"
+    assert type(compile_line_counter("x")).__module__ == "re"
+    v = archive.expand(eid, grep="error", ignore_case=True, max_matches=2)
+    assert v.matches == 10 and v.shown_matches == 2
+    with pytest.raises(UsageError, match="refused"):
+        archive.expand(eid, grep="(a+)+")
