@@ -51,6 +51,10 @@ def floor(command: str, tool: str = "bash") -> tuple[float, str]:
     ("pkill -9 postgres", "killer"),
     ("sed -i 's/a/b/' config.yaml", "in_place_edit"),
     ("for f in *.bak; do rm \"$f\"; done", "deleter"),
+    ("bash <<'EOF'\nmake\nrm -rf /srv/data\nEOF", "deleter"),
+    ("ssh prod <<EOF\nsudo rm -rf /var/www\nEOF", "deleter"),
+    ("cat <<-END | sh\n\tmkfs.ext4 /dev/sdb\n\tEND", "disk"),
+    ("cat <<EOF > note.txt\ntoday: $(rm -rf ~/tmp)\nEOF", "deleter"),
 ])
 def test_commands_that_really_destroy_hit_a_hard_rule(command, rule):
     assert floor(command) == (RULE_FLOOR, rule)
@@ -69,6 +73,18 @@ def test_commands_that_really_destroy_hit_a_hard_rule(command, rule):
 ])
 def test_text_that_only_mentions_destruction_hits_no_hard_rule(command):
     assert floor(command) == (0.0, "")
+
+
+def test_appends_are_seen_and_rendered():
+    text = "echo 'alias sudo=\"rm -rf /\"' >> /root/.bashrc"
+    assert executed_text("bash", {"command": text}) == "echo <text> >> /root/.bashrc"
+    assert fired(text)["append_redirect"] == 1.0 and floor(text) == (0.0, "")
+
+
+def test_a_quoted_heredoc_body_is_data_even_when_bashlex_cannot_parse_it():
+    cmd = "cat <<'EOF' > CLEANUP.md\nTo reset, run rm -rf /srv/cache; then $(reboot)\nEOF"
+    assert executed_text("bash", {"command": cmd}) == "cat > CLEANUP.md"
+    assert "deleter" not in fired(cmd) and "killer" not in fired(cmd)
 
 
 def test_printed_payloads_and_heredoc_bodies_are_not_embedded():

@@ -142,7 +142,7 @@ def test_shipped_heads_record_their_heldout_metrics():
 
 
 def test_heldout_quality_on_the_shipped_eval_set(local):
-    examples = load_examples(HELDOUT)[:240]
+    examples = load_examples(HELDOUT)[:120]
     ds, rs = [], []
     for ex in examples:
         a = asyncio.run(local.evaluate(ex.state, [D, R]))

@@ -22,13 +22,17 @@ from typing import Any
 
 __all__ = [
     "DESTRUCTIVE_FEATURES",
+    "HARD_RULES",
     "REQUESTED_FEATURES",
+    "RULE_FLOOR",
     "SimpleCommand",
     "call_text",
     "destructive_features",
     "executed_commands",
     "executed_text",
     "requested_features",
+    "rule_floor",
+    "strip_heredocs",
     "window_text",
 ]
 
@@ -105,6 +109,8 @@ class SimpleCommand:
     argv: tuple[str, ...]
     overwrites: tuple[str, ...] = ()
     """Targets of ``>`` / ``>|`` redirections (not ``>>``, not /dev/null)."""
+    appends: tuple[str, ...] = ()
+    """Targets of ``>>`` redirections (not /dev/null)."""
     via: tuple[str, ...] = ()
     """Wrappers and launchers it was found under (``sudo``, ``xargs``, ``$()``, ``bash -c``)."""
 
@@ -138,14 +144,14 @@ def _strip_wrappers(words: list[str], via: list[str]) -> list[str]:
 
 
 def _from_words(words: list[str], overwrites: list[str], via: list[str], depth: int,
-                out: list[SimpleCommand]) -> None:
+                out: list[SimpleCommand], appends: list[str] | None = None) -> None:
     words = _strip_wrappers(words, via)
     if not words:
         return
     program = words[0].rsplit("/", 1)[-1]
     argv = tuple(words[1:])
     out.append(SimpleCommand(program=program, argv=argv, overwrites=tuple(overwrites),
-                             via=tuple(via)))
+                             appends=tuple(appends or ()), via=tuple(via)))
     if depth >= _MAX_DEPTH:
         return
     if (program in SHELLS and "-c" in argv) or program == "eval":
@@ -168,20 +174,24 @@ def _walk(node: Any, depth: int, via: tuple[str, ...], out: list[SimpleCommand])
     if kind == "command":
         words: list[str] = []
         overwrites: list[str] = []
+        appends: list[str] = []
         for part in node.parts:
             if part.kind == "word":
                 words.append(part.word)
             elif part.kind == "redirect":
                 target = part.output
-                if part.type in (">", ">|", "&>") and getattr(target, "kind", "") == "word":
-                    if target.word not in _SAFE_TARGETS and not target.word.startswith("&"):
+                if getattr(target, "kind", "") == "word" and target.word not in _SAFE_TARGETS \
+                        and not target.word.startswith("&"):
+                    if part.type in (">", ">|", "&>"):
                         overwrites.append(target.word)
+                    elif part.type in (">>", "&>>"):
+                        appends.append(target.word)
             for sub in getattr(part, "parts", None) or []:
                 _walk_subst(sub, depth, via, out)
             if part.kind == "redirect" and getattr(part.output, "parts", None):
                 for sub in part.output.parts:
                     _walk_subst(sub, depth, via, out)
-        _from_words(words, overwrites, list(via), depth, out)
+        _from_words(words, overwrites, list(via), depth, out, appends)
         return
     for attr in ("parts", "list"):
         for child in getattr(node, attr, None) or []:
@@ -204,23 +214,26 @@ def _fallback(command: str, depth: int, via: tuple[str, ...]) -> list[SimpleComm
     lex.whitespace_split = True
     words: list[str] = []
     overwrites: list[str] = []
-    pending_redirect = False
+    appends: list[str] = []
+    pending: list[str] | None = None
     try:
         tokens = list(lex)
     except ValueError:  # unbalanced quotes: split on whitespace
         tokens = command.replace("\n", " ; ").split()
     for tok in [*tokens, ";"]:
-        if pending_redirect:
+        if pending is not None:
             if tok not in _SAFE_TARGETS:
-                overwrites.append(tok)
-            pending_redirect = False
+                pending.append(tok)
+            pending = None
             continue
         if tok in (">", ">|"):
-            pending_redirect = True
+            pending = overwrites
+        elif tok == ">>":
+            pending = appends
         elif tok and set(tok) <= set(";&|()<>"):
             if words:
-                _from_words(words, overwrites, list(via), depth, out)
-            words, overwrites = [], []
+                _from_words(words, overwrites, list(via), depth, out, appends)
+            words, overwrites, appends = [], [], []
         else:
             words.append(tok)
     return out
@@ -232,10 +245,59 @@ def executed_commands(command: str, *, _depth: int = 0,
     return _parse(command, _depth, _via)[0]
 
 
+_HEREDOC = re.compile(r"(?<!<)<<(-?)\s*(['\"]?)([A-Za-z_][\w.-]*)\2")
+_SUBST = re.compile(r"\$\(([^()]*)\)|`([^`]*)`")
+
+
+_SHELL_READER = re.compile(
+    r"^\s*(?:(?:sudo|env|nohup|time|exec)\s+(?:-\S+\s+)*)*(?:\S*/)?"
+    r"(?:bash|sh|zsh|dash|ksh|fish|ssh|su)\b|\|\s*(?:sudo\s+)?(?:\S*/)?(?:bash|sh|zsh|dash|ksh)\b")
+
+
+def _feeds_a_shell(line: str) -> bool:
+    """Whether a heredoc on this line is read by a shell (its body then runs as commands)."""
+    return bool(_SHELL_READER.search(line))
+
+
+def strip_heredocs(command: str) -> str:
+    """``command`` with heredoc bodies removed (their operator becomes ``< heredoc``).
+
+    A body is data, not commands — except when a shell reads it (``bash <<EOF``,
+    ``ssh host <<EOF``, ``cat <<EOF | sh``), where every body line is kept as a command, and
+    except that an *unquoted* delimiter lets ``$(…)`` and backticks in the body run; those
+    are kept, each on its own line after the command.
+    """
+    lines = command.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        marks = list(_HEREDOC.finditer(line))
+        out.append(_HEREDOC.sub("< heredoc", line) if marks else line)
+        i += 1
+        for m in marks:
+            strip_tabs, quoted, delim = m.group(1) == "-", bool(m.group(2)), m.group(3)
+            body: list[str] = []
+            while i < len(lines):
+                text = lines[i].lstrip("\t") if strip_tabs else lines[i]
+                i += 1
+                if text == delim:
+                    break
+                body.append(text)
+            if _feeds_a_shell(line):  # bash <<EOF, ssh host <<EOF, cat <<EOF | sh: commands
+                out.extend(body)
+            elif not quoted:
+                for sm in _SUBST.finditer("\n".join(body)):
+                    out.append(sm.group(1) if sm.group(1) is not None else sm.group(2))
+    return "\n".join(out)
+
+
 def _parse(command: str, depth: int, via: tuple[str, ...]) -> tuple[list[SimpleCommand], bool]:
     import bashlex
 
     out: list[SimpleCommand] = []
+    if "<<" in command:
+        command = strip_heredocs(command)
     try:
         for node in bashlex.parse(command):
             _walk(node, depth, via, out)
@@ -273,7 +335,8 @@ def executed_text(tool: str, arguments: Any) -> str:
         argv = c.argv
         if c.program in _PRINTERS:  # what they print or search for is text, not an action
             argv = tuple(dict.fromkeys(a if a.startswith("-") else "<text>" for a in argv))
-        redirect = "".join(f" > {t}" for t in c.overwrites)
+        redirect = "".join(f" > {t}" for t in c.overwrites) + "".join(
+            f" >> {t}" for t in c.appends)
         pieces.append(" ".join((*c.via, c.program, *argv)) + redirect)
     return " ; ".join(pieces) if pieces else cmd
 
@@ -282,7 +345,7 @@ DESTRUCTIVE_FEATURES = (
     "deleter", "find_delete", "overwrite_redirect", "disk", "git_destructive", "sql",
     "strong_verb", "weak_verb", "force_flag", "killer", "perms", "mover", "in_place_edit",
     "network_write", "pipe_to_shell", "hidden", "all_read_only", "parsed_ok",
-    "n_commands", "tool_verb", "not_shell", "destructive_token",
+    "n_commands", "tool_verb", "not_shell", "destructive_token", "append_redirect",
 )
 
 HARD_RULES = ("deleter", "find_delete", "disk", "git_destructive", "sql", "killer",
@@ -357,6 +420,8 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
             f["find_delete"] = 1.0 if "-delete" in sets else max(f["find_delete"], 0.5)
         if c.overwrites:
             f["overwrite_redirect"] = 1.0
+        if c.appends:
+            f["append_redirect"] = 1.0
         if p in DISK or p.startswith("mkfs") or (p == "dd" and any(a.startswith("of=")
                                                                   for a in argv)):
             f["disk"] = 1.0
