@@ -105,7 +105,9 @@ def test_real_subprocess_exit_codes(stored: str, clean_environ: Path) -> None:
 def test_argparse_twin_has_the_same_options_and_output(stored: str, capsys) -> None:
     import inspect
 
-    from ctxgate.cli.expand import FAST_OPTIONS, expand, fast_main
+    from ctxgate.cli.expand import expand
+    from ctxgate.cli.fast import FAST_OPTIONS
+    from ctxgate.cli.fast import expand_main as fast_main
 
     params = set(inspect.signature(expand).parameters) - {"entry_id"}
     assert set(FAST_OPTIONS) == params

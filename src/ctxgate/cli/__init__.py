@@ -4,48 +4,65 @@ Each sub-module registers its commands on :data:`app`; every command builds the 
 opens resources, calls one library function and prints. :func:`main` is the single place
 where a :class:`~ctxgate.errors.CtxgateError` becomes a message on stderr and an exit code
 (2 for usage errors and unknown ids, 1 for other failures).
+
+Importing this package does not import typer: ``app`` is built on first access, and
+:func:`main` sends the per-call hot command ``expand`` to its argparse twin
+(:mod:`ctxgate.cli.fast`) before typer is ever loaded.
 """
 
 from __future__ import annotations
 
 import sys
-
-import typer
-
-from ctxgate.cli import archive as _archive
-from ctxgate.cli import bound as _bound
-from ctxgate.cli import expand as _expand
-from ctxgate.cli import gate as _gate
-from ctxgate.cli import hook as _hook
-from ctxgate.cli import mcp as _mcp
-from ctxgate.cli import run as _run
+from typing import Any
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(
-    name="ctxgate",
-    help="Context firewall, tool gate and record bound for LLM agents.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+_APP: Any = None
 
-@app.callback()
-def _root() -> None:
-    """Context firewall, tool gate and record bound for LLM agents."""
+FAST_COMMANDS = ("expand",)
+"""Commands dispatched to :mod:`ctxgate.cli.fast` unless ``--help`` is asked for."""
 
 
-for _module in (_run, _expand, _archive, _gate, _bound, _hook, _mcp):
-    _module.register(app)
+def build_app() -> Any:
+    """Build the typer app with every command registered (once per process)."""
+    global _APP
+    if _APP is not None:
+        return _APP
+    import typer
+
+    from ctxgate.cli import archive, bound, expand, gate, hook, mcp, run
+
+    app = typer.Typer(
+        name="ctxgate",
+        help="Context firewall, tool gate and record bound for LLM agents.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+    @app.callback()
+    def _root() -> None:
+        """Context firewall, tool gate and record bound for LLM agents."""
+
+    for module in (run, expand, archive, gate, bound, hook, mcp):
+        module.register(app)
+
+    @app.command()
+    def version() -> None:
+        """Print the ctxgate version."""
+        from ctxgate import __version__
+
+        typer.echo(__version__)
+
+    _APP = app
+    return app
 
 
-@app.command()
-def version() -> None:
-    """Print the ctxgate version."""
-    from ctxgate import __version__
-
-    typer.echo(__version__)
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return build_app()
+    raise AttributeError(f"module 'ctxgate.cli' has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -54,10 +71,15 @@ def main(argv: list[str] | None = None) -> None:
     Click's own usage errors already exit 2 in standalone mode; everything from ctxgate is
     printed as ``ctxgate: ErrorType: message`` with the error's exit code, never a traceback.
     """
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] in FAST_COMMANDS and not {"--help", "-h"} & set(args[1:]):
+        from ctxgate.cli import fast
+
+        sys.exit(fast.expand_main(args[1:]))
     from ctxgate.errors import CtxgateError
 
     try:
-        app(args=argv, prog_name="ctxgate")
+        build_app()(args=args, prog_name="ctxgate")
     except CtxgateError as exc:
         print(f"ctxgate: {type(exc).__name__}: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
