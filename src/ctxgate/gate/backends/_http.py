@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import email.utils
 import functools
+import importlib.util
 import ipaddress
 import json
 import math
@@ -31,11 +32,22 @@ from urllib.parse import urlsplit
 from ctxgate.errors import DecisionModelError, DecisionTimeout, MalformedAnswer
 
 __all__ = ["ApiKey", "RetryPolicy", "Spend", "estimate_tokens", "is_loopback", "key_from_policy",
-           "mapped_errors", "new_client", "post_json"]
+           "mapped_errors", "new_client", "post_json", "require_httpx"]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
 """HTTP statuses retried with backoff."""
 _BODY_SNIPPET_CHARS = 200
+
+
+def require_httpx() -> None:
+    """Raise ImportError naming the extra when httpx is missing (checked when a backend is built).
+
+    Raises:
+        ImportError: ``pip install 'ctxgate[http]'`` is the fix.
+    """
+    if importlib.util.find_spec("httpx") is None:
+        raise ImportError("the remote decision backends need httpx; run: "
+                          "pip install 'ctxgate[http]'")
 
 
 @functools.cache

@@ -43,6 +43,7 @@ from ctxgate.gate.backends._http import (
     mapped_errors,
     new_client,
     post_json,
+    require_httpx,
 )
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
 
@@ -157,6 +158,7 @@ class OpenAILogprobModel:
                  timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
                  attempt_timeout_seconds: float | None = None,
                  retry: RetryPolicy | None = None, transport: Any = None) -> None:
+        require_httpx()
         if not model:
             raise ValueError("the logprob backend needs a model name ([gate] model)")
         if not (temperature > 0 and math.isfinite(temperature)):

@@ -38,6 +38,7 @@ from ctxgate.gate.backends._http import (
     mapped_errors,
     new_client,
     post_json,
+    require_httpx,
 )
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
 
@@ -93,6 +94,7 @@ class StructuredDecisionModel:
                  api_key: ApiKey | None = None, max_request_tokens: int | None = None,
                  timeout_seconds: float = 30.0, attempt_timeout_seconds: float | None = None,
                  retry: RetryPolicy | None = None, transport: Any = None) -> None:
+        require_httpx()
         if api not in ("openai", "anthropic"):
             raise ValueError(f"api must be 'openai' or 'anthropic', got {api!r}")
         if not model:

@@ -13,6 +13,7 @@ Everything here is pure and deterministic: same call → same features, byte for
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
@@ -242,7 +243,7 @@ def _fallback(command: str, depth: int, via: tuple[str, ...]) -> list[SimpleComm
 def executed_commands(command: str, *, _depth: int = 0,
                       _via: tuple[str, ...] = ()) -> list[SimpleCommand]:
     """The simple commands ``command`` would run, in order (nested ones included)."""
-    return _parse(command, _depth, _via)[0]
+    return list(_parse(command, _depth, _via)[0])
 
 
 _HEREDOC = re.compile(r"(?<!<)<<(-?)\s*(['\"]?)([A-Za-z_][\w.-]*)\2")
@@ -292,7 +293,11 @@ def strip_heredocs(command: str) -> str:
     return "\n".join(out)
 
 
-def _parse(command: str, depth: int, via: tuple[str, ...]) -> tuple[list[SimpleCommand], bool]:
+@functools.lru_cache(maxsize=32)
+def _parse(command: str, depth: int,
+           via: tuple[str, ...]) -> tuple[tuple[SimpleCommand, ...], bool]:
+    """Parse once per command: the features and the executed text of one call share it
+    (bashlex is pure Python, ~1 ms per line)."""
     import bashlex
 
     out: list[SimpleCommand] = []
@@ -301,9 +306,9 @@ def _parse(command: str, depth: int, via: tuple[str, ...]) -> tuple[list[SimpleC
     try:
         for node in bashlex.parse(command):
             _walk(node, depth, via, out)
-        return out, True
+        return tuple(out), True
     except Exception:  # bashlex raises several unrelated types on unsupported syntax
-        return _fallback(command, depth, via), False
+        return tuple(_fallback(command, depth, via)), False
 
 
 def call_text(tool: str, arguments: Any) -> str:
