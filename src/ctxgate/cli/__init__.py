@@ -6,7 +6,7 @@ where a :class:`~ctxgate.errors.CtxgateError` becomes a message on stderr and an
 (2 for usage errors and unknown ids, 1 for other failures).
 
 Importing this package does not import typer: ``app`` is built on first access, and
-:func:`main` sends the per-call hot command ``expand`` to its argparse twin
+:func:`main` sends the per-call hot commands ``expand`` and ``run`` to their argparse twins
 (:mod:`ctxgate.cli.fast`) before typer is ever loaded.
 """
 
@@ -19,7 +19,7 @@ __all__ = ["app", "main"]
 
 _APP: Any = None
 
-FAST_COMMANDS = ("expand",)
+FAST_COMMANDS = ("expand", "run")
 """Commands dispatched to :mod:`ctxgate.cli.fast` unless ``--help`` is asked for."""
 
 
@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> None:
     if args and args[0] in FAST_COMMANDS and not {"--help", "-h"} & set(args[1:]):
         from ctxgate.cli import fast
 
-        sys.exit(fast.expand_main(args[1:]))
+        entry = fast.expand_main if args[0] == "expand" else fast.run_main
+        sys.exit(entry(args[1:]))
     from ctxgate.errors import CtxgateError
 
     try:

@@ -2,13 +2,14 @@
 
 ``ctxgate`` starts once per tool call from agent hooks; typer 0.29 costs 0.1-0.3 s per process
 before any command runs (it validates every parameter through pydantic). :func:`cli.main`
-dispatches ``expand`` here; the typer command stays the documented one (``--help``) and a
+dispatches ``expand`` and ``run`` here (``run`` is what the hooks wrap every shell
+command in); the typer command stays the documented one (``--help``) and a
 test keeps both option sets identical. Nothing here imports typer.
 """
 
 from __future__ import annotations
 
-__all__ = ["FAST_OPTIONS", "expand_main", "write_view"]
+__all__ = ["FAST_OPTIONS", "RUN_OPTIONS", "execute_run", "expand_main", "run_main", "write_view"]
 
 def write_view(view, json_output: bool) -> None:
     """Print a view (text, or one JSON object with its paging facts) as UTF-8."""
@@ -66,11 +67,11 @@ def expand_main(argv: list[str]) -> int:
         return int(exc.code or 0)
     try:
         from ctxgate.archive.archive import Archive
-        from ctxgate.cli._options import build_config
+        from ctxgate.settings import load_config
 
         if ns.max_tokens is not None and ns.max_tokens < 1:
             raise UsageError(f"--max-tokens must be >= 1, got {ns.max_tokens}")
-        config = build_config()
+        config = load_config()
         archive = Archive.open(config.home, config.archive)
         try:
             view = archive.expand(
@@ -86,3 +87,77 @@ def expand_main(argv: list[str]) -> int:
         return exc.exit_code
     write_view(view, ns.json_output)
     return 0
+
+
+RUN_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
+    "shell": (("-c", "--shell"), str), "raw": (("--raw",), None),
+    "inline": (("--inline",), None), "explain": (("--explain",), None),
+    "tool": (("--tool",), str), "timeout": (("--timeout",), float),
+    "separate_stderr": (("--separate-stderr",), None), "session": (("--session",), str),
+    "min_tokens": (("--min-tokens",), int),
+}
+"""The options of ``ctxgate run``, for the argparse twin (a test keeps them in step)."""
+
+
+def run_main(argv: list[str]) -> int:
+    """Run ``run`` from ``argv`` (without the word ``run``) on argparse; returns the exit code."""
+    import argparse
+    import sys
+
+    from ctxgate.errors import CtxgateError
+
+    parser = argparse.ArgumentParser(prog="ctxgate run", description="Run a command; print its "
+                                     "output, or a digest plus an archive id when it is large.")
+    for dest, (flags, kind) in RUN_OPTIONS.items():
+        if kind is None:
+            parser.add_argument(*flags, dest=dest, action="store_true")
+        else:
+            parser.add_argument(*flags, dest=dest, type=kind,
+                                default="shell" if dest == "tool" else None)
+    parser.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS]")
+    try:
+        ns = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    command = ns.argv[1:] if ns.argv[:1] == ["--"] else ns.argv
+    try:
+        return execute_run(command, shell=ns.shell, raw=ns.raw, inline=ns.inline,
+                           explain=ns.explain, tool=ns.tool, timeout=ns.timeout,
+                           separate_stderr=ns.separate_stderr, session=ns.session,
+                           min_tokens=ns.min_tokens)
+    except CtxgateError as exc:
+        print(f"ctxgate: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
+                inline: bool = False, explain: bool = False, tool: str = "shell",
+                timeout: float | None = None, separate_stderr: bool = False,
+                session: str | None = None, min_tokens: int | None = None) -> int:
+    """The body of ``ctxgate run`` (both front ends): run, print, return the exit code."""
+    import sys
+
+    from ctxgate.archive.archive import Archive
+    from ctxgate.settings import load_config
+    from ctxgate.firewall.run import run_command
+
+    config = load_config({"firewall": {"min_tokens": min_tokens}})
+    archive = Archive.open(config.home, config.archive)
+    try:
+        result = run_command(
+            argv if argv else None, shell=shell, archive=archive, policy=config.firewall,
+            tool=tool, raw=raw, inline=inline, timeout=timeout,
+            separate_stderr=separate_stderr, session_id=session,
+            stdin=None,  # inherited: `cat x.json | ctxgate run -- jq .` works
+        )
+    finally:
+        archive.close()
+    if explain:
+        for res in result.results:
+            stream = res.entry.extra.get("stream", "output") if res.entry else "output"
+            sys.stderr.write(
+                f"ctxgate: {stream}: {res.decision.reason} ({res.decision.detail}); "
+                f"archive id {res.archive_id}; {res.output_bytes:,} bytes, "
+                f"{res.output_lines:,} lines, {res.tokens_text}\n")
+        sys.stderr.flush()
+    return result.exit_code

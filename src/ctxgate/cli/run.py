@@ -1,8 +1,8 @@
 """`ctxgate run`: run a command through the context firewall (thin over
 :func:`ctxgate.firewall.run_command`).
 
-Only typer is imported at module level; the archive, the firewall and the tokenizer load
-inside the command.
+Only typer is imported at module level; the body is :func:`ctxgate.cli.fast.execute_run`,
+shared with the argparse twin that ``cli.main()`` uses on the per-call path.
 """
 
 from __future__ import annotations
@@ -56,29 +56,9 @@ def run(
 
     Example: ctxgate run -- cargo test
     """
-    import sys
+    from ctxgate.cli.fast import execute_run
 
-    from ctxgate.archive.archive import Archive
-    from ctxgate.cli._options import build_config
-    from ctxgate.firewall.run import run_command
-
-    config = build_config(firewall={"min_tokens": min_tokens})
-    archive = Archive.open(config.home, config.archive)
-    try:
-        result = run_command(
-            argv if argv else None, shell=shell, archive=archive, policy=config.firewall,
-            tool=tool, raw=raw, inline=inline, timeout=timeout,
-            separate_stderr=separate_stderr, session_id=session,
-            stdin=None,  # inherited: `cat x.json | ctxgate run -- jq .` works
-        )
-    finally:
-        archive.close()
-    if explain:
-        for res in result.results:
-            stream = res.entry.extra.get("stream", "output") if res.entry else "output"
-            sys.stderr.write(
-                f"ctxgate: {stream}: {res.decision.reason} ({res.decision.detail}); "
-                f"archive id {res.archive_id}; {res.output_bytes:,} bytes, "
-                f"{res.output_lines:,} lines, {res.tokens_text}\n")
-        sys.stderr.flush()
-    raise typer.Exit(result.exit_code)
+    raise typer.Exit(execute_run(
+        argv or [], shell=shell, raw=raw, inline=inline, explain=explain, tool=tool,
+        timeout=timeout, separate_stderr=separate_stderr, session=session,
+        min_tokens=min_tokens))
