@@ -138,8 +138,8 @@ def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
     import sys
 
     from ctxgate.archive.archive import Archive
-    from ctxgate.settings import load_config
     from ctxgate.firewall.run import run_command
+    from ctxgate.settings import load_config
 
     config = load_config({"firewall": {"min_tokens": min_tokens}})
     archive = Archive.open(config.home, config.archive)
