@@ -281,3 +281,24 @@ def test_an_attempt_timeout_is_retried_within_the_overall_budget(fault_server):
     [a] = run(m.evaluate(STATE, [Q]))
     assert a.p == pytest.approx(0.8)
     assert len(fault_server.requests) == 2 and m.spend.timeouts == 1
+
+
+@pytest.mark.parametrize("reply,code", [
+    (Reply(status=500, body={"error": "boom"}), "backend_error"),
+    (Reply(status=429, headers={"retry-after": "30"}, body={}), "timeout"),
+    (Reply(body=b"garbage"), "malformed_answer"),
+    (Reply(body=logprob_body([("A", float("nan"))])), "malformed_answer"),
+    (Reply(body=logprob_body([("<think>", -0.01)])), "malformed_answer"),
+    (Reply(delay_seconds=3.0, body=logprob_body(YES)), "timeout"),
+])
+def test_every_fault_denies_through_the_gate(fault_server, reply, code):
+    from ctxgate.gate.gate import ToolCall, ToolGate
+
+    fault_server.default = reply
+    gate = ToolGate(model(fault_server, retry=RetryPolicy(max_retries=1,
+                                                          initial_backoff_seconds=0.01)),
+                    GatePolicy(timeout_seconds=1.0, cache_ttl_seconds=0, fast_path=False))
+    verdict = gate.decide_sync(ToolCall(tool="bash", arguments={"command": "rm -rf build"}),
+                               user_request="clean the build dir")
+    assert verdict.outcome == "deny" and verdict.code == code, verdict.reason
+    assert "fails closed" in verdict.reason
