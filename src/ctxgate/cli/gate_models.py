@@ -19,12 +19,16 @@ ModelNameOption = Annotated[str | None, typer.Option(
     "--model-name", help="Model name sent to a remote backend ([gate] model).")]
 BaseUrlOption = Annotated[str | None, typer.Option(
     "--base-url", help="Endpoint of a remote backend ([gate] base_url).")]
+TimeoutOption = Annotated[float | None, typer.Option(
+    "--timeout-seconds", help="Deadline per decision, seconds ([gate] timeout_seconds).")]
 
 
-def _policy(model: str | None, model_name: str | None, base_url: str | None):
+def _policy(model: str | None, model_name: str | None, base_url: str | None,
+            timeout: float | None):
     from ctxgate.cli._options import build_config
 
-    return build_config(gate={"backend": model, "model": model_name, "base_url": base_url}).gate
+    return build_config(gate={"backend": model, "model": model_name, "base_url": base_url,
+                              "timeout_seconds": timeout}).gate
 
 
 def register_gate(gate_app: typer.Typer) -> None:
@@ -36,6 +40,7 @@ def register_gate(gate_app: typer.Typer) -> None:
         model: ModelOption = None,
         model_name: ModelNameOption = None,
         base_url: BaseUrlOption = None,
+        timeout_seconds: TimeoutOption = None,
         question: Annotated[str, typer.Option(
             "--question", help="Question id to measure: destructive, requested, or all.")] = "all",
         target_precision: Annotated[float, typer.Option(
@@ -55,7 +60,7 @@ def register_gate(gate_app: typer.Typer) -> None:
         from ctxgate.gate.gate import ToolGate
         from ctxgate.gate.loader import load_decision_model
 
-        policy = _policy(model, model_name, base_url)
+        policy = _policy(model, model_name, base_url, timeout_seconds)
         examples = cal.load_examples(dataset)
         backend = load_decision_model(policy.backend, policy)
         questions = ToolGate(backend, policy).questions
@@ -91,6 +96,7 @@ def register_gate(gate_app: typer.Typer) -> None:
         model: ModelOption = None,
         model_name: ModelNameOption = None,
         base_url: BaseUrlOption = None,
+        timeout_seconds: TimeoutOption = None,
         json_out: JsonOption = False,
     ) -> None:
         """Run labelled calls through the whole gate, fast path on and off; print error rates.
@@ -106,7 +112,7 @@ def register_gate(gate_app: typer.Typer) -> None:
         from ctxgate.gate.gate import ToolGate
         from ctxgate.gate.loader import load_decision_model
 
-        policy = _policy(model, model_name, base_url)
+        policy = _policy(model, model_name, base_url, timeout_seconds)
         examples = cal.load_examples(dataset)
         backend = load_decision_model(policy.backend, policy)
 
