@@ -116,6 +116,12 @@ class LocalDecisionModel:
 
     def _parts(self) -> tuple[Any, _Head, _Head]:
         if self._loaded is None:
+            with self._lock:  # concurrent first calls load once
+                return self._load()
+        return self._loaded
+
+    def _load(self) -> tuple[Any, _Head, _Head]:
+        if self._loaded is None:
             from ctxgate.gate.backends.embed import get_encoder
             from ctxgate.gate.backends.heads.features import (
                 DESTRUCTIVE_FEATURES,
