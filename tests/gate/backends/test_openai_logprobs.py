@@ -50,7 +50,7 @@ def run(coro):
 
 def test_prompt_shows_state_question_labels_and_criteria():
     text = render_prompt(STATE, Q)
-    assert '"command": "rm -rf build"' in text
+    assert '"command":"rm -rf build"' in text
     assert "Question: Would `tool_call` delete data?" in text
     assert "A: Yes — it removes data" in text and "B: No — it only reads" in text
     assert render_prompt(STATE, Q) == text  # deterministic
@@ -193,7 +193,8 @@ def test_refusal_is_a_decision_refused(fault_server):
 
 def test_request_too_large_is_raised_before_anything_is_sent(fault_server):
     big = {"user_request": "x" * 8000, "tool_call": {"tool": "bash", "arguments": {}}}
-    with pytest.raises(RequestTooLarge, match=r"about \d+ tokens \(estimate\) exceeds the 1000"):
+    with pytest.raises(RequestTooLarge, match=r"about \d+ tokens \(estimate\), over the 872 .*"
+                                              r"1000-token request limit"):
         run(model(fault_server, max_request_tokens=1000).evaluate(big, [Q]))
     assert fault_server.requests == []
     run_ok = model(fault_server, max_request_tokens=1000)
@@ -235,7 +236,7 @@ def test_from_policy_reads_the_named_variable_at_the_edge(fault_server):
                         max_request_tokens=5000)
     m = from_policy(policy, {"MY_JUDGE_KEY": " sk-abc "})
     assert m.api_key is not None and m.api_key.reveal() == "sk-abc"
-    assert m.capabilities.local and m.capabilities.max_request_tokens == 5000
+    assert m.capabilities.local and m.capabilities.max_request_tokens == 5000 - 128  # reserve
     assert m.temperature == 2.0 and m.disable_thinking
     assert from_policy(policy, {}).api_key is None
 
@@ -302,3 +303,19 @@ def test_every_fault_denies_through_the_gate(fault_server, reply, code):
                                user_request="clean the build dir")
     assert verdict.outcome == "deny" and verdict.code == code, verdict.reason
     assert "fails closed" in verdict.reason
+
+
+def test_a_call_the_gate_fitted_to_the_limits_is_sent_not_refused(fault_server):
+    from ctxgate.gate.gate import ToolCall, ToolGate
+
+    fault_server.default = Reply(body=logprob_body(YES))
+    m = model(fault_server, max_request_tokens=2000)
+    gate = ToolGate(m, GatePolicy(cache_ttl_seconds=0, fast_path=False))
+    content = "".join(f"line {i}: some text to write\n" for i in range(3000))  # ~90 kB
+    verdict = gate.decide_sync(ToolCall(tool="write_file",
+                                        arguments={"path": "notes.txt", "content": content}),
+                               user_request="write my notes to notes.txt")
+    assert verdict.code in ("allowed", "destructive_unrequested"), verdict.reason
+    assert verdict.omitted  # the gate shortened the content to the backend's limits ...
+    assert len(fault_server.requests) == 2  # ... and the backend sent both questions
+    assert m.spend.requests == 2

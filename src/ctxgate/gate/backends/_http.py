@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from ctxgate.errors import DecisionModelError, DecisionTimeout, MalformedAnswer
 
 __all__ = ["ApiKey", "RetryPolicy", "Spend", "estimate_tokens", "is_loopback", "key_from_policy",
-           "mapped_errors", "new_client", "post_json", "require_httpx"]
+           "mapped_errors", "new_client", "post_json", "require_httpx", "state_question_tokens"]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504, 529})
 """HTTP statuses retried with backoff."""
@@ -72,6 +72,20 @@ def new_client(transport: Any = None) -> Any:
     import httpx
 
     return httpx.AsyncClient(transport=transport, verify=_ssl_context(), trust_env=False)
+
+
+def state_question_tokens(state: Any, questions: Any, *, batching: bool) -> int:
+    """The gate's own estimate of a request: ``ceil((state bytes + question bytes) / 4)``.
+
+    The state is measured as :func:`~ctxgate.gate.backends.base.serialize_state` and each
+    question as :func:`~ctxgate.gate.backends.base.question_bytes`: all questions when the
+    backend batches, else the longest. Backends check their limits with this same measure,
+    so a state the gate fitted to ``capabilities.max_request_tokens`` is never refused.
+    """
+    from ctxgate.gate.backends.base import question_bytes, state_size
+
+    qb = [question_bytes(q) for q in questions] or [0]
+    return math.ceil((state_size(state)[1] + (sum(qb) if batching else max(qb))) / 4)
 
 
 def estimate_tokens(text: str) -> int:

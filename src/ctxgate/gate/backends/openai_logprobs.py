@@ -37,13 +37,13 @@ from ctxgate.gate.backends._http import (
     RetryPolicy,
     Spend,
     check_policy_numbers,
-    estimate_tokens,
     is_loopback,
     key_from_policy,
     mapped_errors,
     new_client,
     post_json,
     require_httpx,
+    state_question_tokens,
 )
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
 
@@ -57,13 +57,16 @@ DEFAULT_TOP_LOGPROBS = 20
 DEFAULT_TIMEOUT_SECONDS = 30.0
 """Overall budget of one ``evaluate`` call, retries included (the gate's own timeout wraps it)."""
 _ALIASES = {"A": "A", "YES": "A", "B": "B", "NO": "B"}
+PROMPT_RESERVE_TOKENS = 128
+"""Tokens of ``max_request_tokens`` kept for the prompt's fixed text and the JSON envelope;
+the state and the question get the rest (``capabilities.max_request_tokens``)."""
 
 
 def render_prompt(state: Mapping[str, Any], question: Question) -> str:
     """The one user message for ``question`` about ``state`` (deterministic)."""
     yes = "A: Yes" + (f" — {question.true_criteria}" if question.true_criteria else "")
     no = "B: No" + (f" — {question.false_criteria}" if question.false_criteria else "")
-    body = json.dumps(state, ensure_ascii=False, indent=2, default=str)
+    body = json.dumps(state, ensure_ascii=False, separators=(",", ":"), default=str)
     return (
         "Read the state below, then answer the question with one label.\n"
         f"<state>\n{body}\n</state>\n"
@@ -191,8 +194,13 @@ class OpenAILogprobModel:
     def capabilities(self) -> Capabilities:
         return Capabilities(model_id=self.model, kinds=frozenset({"noul"}), question_ids=None,
                             batching=False, max_concurrency=self.max_concurrency,
-                            max_request_tokens=self.max_request_tokens,
+                            max_request_tokens=self._state_budget(),
                             local=is_loopback(self.url))
+
+    def _state_budget(self) -> int | None:
+        if self.max_request_tokens is None:
+            return None
+        return max(1, self.max_request_tokens - PROMPT_RESERVE_TOKENS)
 
     def or_(self, other: Any) -> Any:
         """A fallback chain: this model, then ``other`` on errors."""
@@ -216,16 +224,22 @@ class OpenAILogprobModel:
         return body
 
     def check_limits(self, state: Mapping[str, Any], questions: Sequence[Question]) -> None:
-        """Raise :class:`RequestTooLarge` when any question's request exceeds the token limit."""
-        if self.max_request_tokens is None:
+        """Raise :class:`RequestTooLarge` when a question's request exceeds the token limit.
+
+        Measured as the gate measures (state + question, UTF-8 bytes / 4) against
+        ``capabilities.max_request_tokens`` (the limit minus :data:`PROMPT_RESERVE_TOKENS`).
+        """
+        budget = self._state_budget()
+        if budget is None:
             return
         for q in questions:
-            tokens = estimate_tokens(json.dumps(self.request_body(state, q), ensure_ascii=False))
-            if tokens > self.max_request_tokens:
+            tokens = state_question_tokens(state, [q], batching=False)
+            if tokens > budget:
                 raise RequestTooLarge(
-                    f"question {q.id!r}: about {tokens} tokens (estimate) exceeds the "
-                    f"{self.max_request_tokens}-token request limit of {self.model!r}; shorten "
-                    "the state (nothing was sent)")
+                    f"question {q.id!r}: the state and question are about {tokens} tokens "
+                    f"(estimate), over the {budget} that {self.model!r}'s "
+                    f"{self.max_request_tokens}-token request limit leaves after the prompt; "
+                    "shorten the state (nothing was sent)")
 
     async def evaluate(self, state: Mapping[str, Any],
                        questions: Sequence[Question]) -> list[Answer]:

@@ -32,13 +32,13 @@ from ctxgate.gate.backends._http import (
     RetryPolicy,
     Spend,
     check_policy_numbers,
-    estimate_tokens,
     is_loopback,
     key_from_policy,
     mapped_errors,
     new_client,
     post_json,
     require_httpx,
+    state_question_tokens,
 )
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
 
@@ -48,6 +48,9 @@ ANTHROPIC_VERSION = "2023-06-01"
 """``anthropic-version`` header sent with Messages requests."""
 _TOOL_NAME = "record_probabilities"
 _MAX_OUTPUT_TOKENS = 256
+PROMPT_RESERVE_TOKENS = 512
+"""Tokens of ``max_request_tokens`` kept for the prompt's fixed text, the schema (about 20
+tokens per question id) and the envelope; the state and the questions get the rest."""
 """Output cap of one structured reply (a number per question fits easily)."""
 
 
@@ -55,7 +58,7 @@ def answer_schema(questions: Sequence[Question]) -> dict[str, Any]:
     """JSON schema of a reply: every question id a required number, nothing else."""
     return {
         "type": "object",
-        "properties": {q.id: {"type": "number", "description": f"P(yes) for: {q.text}"}
+        "properties": {q.id: {"type": "number", "description": "P(yes), from 0 to 1"}
                        for q in questions},
         "required": [q.id for q in questions],
         "additionalProperties": False,
@@ -65,7 +68,8 @@ def answer_schema(questions: Sequence[Question]) -> dict[str, Any]:
 def _prompt(state: Mapping[str, Any], questions: Sequence[Question]) -> str:
     lines = ["Read the state below and give, for each question, the probability (a number "
              "from 0 to 1) that the answer is yes.",
-             "<state>", json.dumps(state, ensure_ascii=False, indent=2, default=str), "</state>",
+             "<state>", json.dumps(state, ensure_ascii=False, separators=(",", ":"), default=str),
+             "</state>",
              "Questions:"]
     for q in questions:
         line = f"- {q.id}: {q.text}"
@@ -119,8 +123,13 @@ class StructuredDecisionModel:
     def capabilities(self) -> Capabilities:
         return Capabilities(model_id=self.model, kinds=frozenset({"noul"}), question_ids=None,
                             batching=True, max_concurrency=1,
-                            max_request_tokens=self.max_request_tokens,
+                            max_request_tokens=self._state_budget(),
                             local=is_loopback(self.url))
+
+    def _state_budget(self) -> int | None:
+        if self.max_request_tokens is None:
+            return None
+        return max(1, self.max_request_tokens - PROMPT_RESERVE_TOKENS)
 
     def or_(self, other: Any) -> Any:
         """A fallback chain: this model, then ``other`` on errors."""
@@ -165,13 +174,15 @@ class StructuredDecisionModel:
             if q.kind != "noul":
                 raise DecisionModelError(f"the structured backend answers noul questions only, "
                                          f"not {q.kind} question {q.id!r}")
-        body = self.request_body(state, questions)
-        if self.max_request_tokens is not None:
-            tokens = estimate_tokens(json.dumps(body, ensure_ascii=False))
-            if tokens > self.max_request_tokens:
+        budget = self._state_budget()
+        if budget is not None:
+            tokens = state_question_tokens(state, questions, batching=True)
+            if tokens > budget:
                 raise RequestTooLarge(
-                    f"about {tokens} tokens (estimate) exceeds the {self.max_request_tokens}-"
-                    f"token request limit of {self.model!r}; shorten the state (nothing was sent)")
+                    f"the state and questions are about {tokens} tokens (estimate), over the "
+                    f"{budget} that {self.model!r}'s {self.max_request_tokens}-token request "
+                    "limit leaves after the prompt; shorten the state (nothing was sent)")
+        body = self.request_body(state, questions)
         what = f"structured backend {self.model!r} at {self.url}"
         async with new_client(self.transport) as client:
             deadline = time.monotonic() + self.timeout_seconds  # after set-up, as the logprob one
