@@ -17,8 +17,8 @@ from ctxgate.errors import (
     RequestTooLarge,
 )
 from ctxgate.gate.backends._http import RetryPolicy
-from ctxgate.gate.backends.base import Capabilities, Question
-from ctxgate.gate.backends.fallback import FallbackDecisionModel, from_policy, strictest
+from ctxgate.gate.backends.base import Capabilities, Question, strictest
+from ctxgate.gate.backends.fallback import FallbackDecisionModel, from_policy
 from ctxgate.gate.backends.function import FunctionDecisionModel
 from ctxgate.gate.backends.local import LOCAL_QUESTION_IDS, LocalDecisionModel
 from ctxgate.gate.backends.openai_logprobs import OpenAILogprobModel
@@ -139,7 +139,7 @@ def test_chains_flatten_and_capabilities_are_the_strictest():
     assert caps.max_request_tokens == 4000 and caps.max_concurrency == 1
     assert not caps.batching and not caps.local
     assert caps.question_ids == LOCAL_QUESTION_IDS
-    assert caps.model_id.startswith("a | b | ctxgate-local")
+    assert caps.model_id.startswith("a -> b -> ctxgate-local")
     assert strictest([a.capabilities]).max_request_tokens == 8000
 
 

@@ -22,17 +22,23 @@ Privacy: a failing local primary can pass the state on to a hosted fallback.
 from __future__ import annotations
 
 import asyncio
-import json
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ctxgate.errors import DecisionModelError, DecisionRefused, DecisionTimeout, RequestTooLarge
-from ctxgate.gate.backends.base import Answer, Capabilities, Question, validate_answers
+from ctxgate.gate.backends._http import state_question_tokens
+from ctxgate.gate.backends.base import (
+    Answer,
+    Capabilities,
+    Question,
+    state_size,
+    strictest,
+    validate_answers,
+)
 
-__all__ = ["FallbackAttempt", "FallbackDecisionModel", "from_policy", "strictest", "unfit_reason"]
+__all__ = ["FallbackAttempt", "FallbackDecisionModel", "from_policy", "unfit_reason"]
 
 DEFAULT_CHAIN_TIMEOUT_SECONDS = 30.0
 """Overall deadline of a chain when none is given (the gate's own timeout replaces it)."""
@@ -55,50 +61,29 @@ class FallbackAttempt:
     """Requests, failures, timeouts and tokens this attempt added to the member's spend."""
 
 
-def strictest(caps: Sequence[Capabilities]) -> Capabilities:
-    """The capabilities every one of ``caps`` satisfies."""
-    def least(values: list[int | None]) -> int | None:
-        known = [v for v in values if v is not None]
-        return min(known) if known else None
-
-    kinds = frozenset.intersection(*(c.kinds for c in caps))
-    ids = [c.question_ids for c in caps if c.question_ids is not None]
-    return Capabilities(
-        model_id=" | ".join(c.model_id for c in caps), kinds=kinds,
-        question_ids=frozenset.intersection(*ids) if ids else None,
-        batching=all(c.batching for c in caps),
-        max_concurrency=min(c.max_concurrency for c in caps),
-        max_request_tokens=least([c.max_request_tokens for c in caps]),
-        max_request_chars=least([c.max_request_chars for c in caps]),
-        max_request_bytes=least([c.max_request_bytes for c in caps]),
-        local=all(c.local for c in caps),
-    )
-
-
 def unfit_reason(caps: Capabilities, state: Mapping[str, Any],
                  questions: Sequence[Question]) -> str | None:
     """Why a backend with ``caps`` cannot take this request, or ``None`` when it can.
 
-    Sizes: the serialized state in code points and UTF-8 bytes; tokens are the estimate
-    ``ceil(bytes / 4)`` of the state plus the longest question (one question per request
-    unless the backend batches, then all of them).
+    Sizes are measured as the gate measures them (:func:`~ctxgate.gate.backends.base.state_size`
+    and the same token estimate), so a member is skipped only when the gate's own fit for the
+    chain's strictest limits could not have made the request fit it.
     """
     for q in questions:
         if q.kind not in caps.kinds:
             return f"answers no {q.kind} questions"
         if caps.question_ids is not None and q.id not in caps.question_ids:
             return f"does not answer question {q.id!r}"
-    text = json.dumps(state, ensure_ascii=False, default=str)
-    nbytes = len(text.encode("utf-8", "surrogatepass"))
-    if caps.max_request_chars is not None and len(text) > caps.max_request_chars:
-        return f"state is {len(text)} characters, over its {caps.max_request_chars}"
+    try:
+        chars, nbytes = state_size(state)
+    except (TypeError, ValueError):
+        return "the state is not JSON-serializable"
+    if caps.max_request_chars is not None and chars > caps.max_request_chars:
+        return f"state is {chars} characters, over its {caps.max_request_chars}"
     if caps.max_request_bytes is not None and nbytes > caps.max_request_bytes:
         return f"state is {nbytes} bytes, over its {caps.max_request_bytes}"
     if caps.max_request_tokens is not None:
-        qbytes = [len(json.dumps([q.text, q.true_criteria, q.false_criteria]).encode())
-                  for q in questions] or [0]
-        extra = sum(qbytes) if caps.batching else max(qbytes)
-        tokens = math.ceil((nbytes + extra) / 4)
+        tokens = state_question_tokens(state, questions, batching=caps.batching)
         if tokens > caps.max_request_tokens:
             return f"about {tokens} tokens (estimate), over its {caps.max_request_tokens}"
     return None
