@@ -166,3 +166,18 @@ def test_policy_validation_is_actionable() -> None:
         FirewallPolicy(digest_max_bytes=10)
     with pytest.raises(ConfigError, match="min_tokens=-1"):
         FirewallPolicy(min_tokens=-1)
+
+
+@pytest.mark.parametrize(("tool", "protected"), [
+    ("mcp__fs__read_text_file", True),
+    ("mcp__filesystem__read_multiple_files", True),
+    ("MCP__fs__Read_File", True),
+    ("mcp__fs__directory_tree", False),
+    ("mcp__fs__read_text_file_and_more", False),
+    ("read_text_file", True),
+])
+def test_mcp_read_tools_are_protected_reads(tool: str, protected: bool) -> None:
+    policy = FirewallPolicy()
+    assert is_protected_read(tool, policy) is protected
+    if protected:
+        assert not is_firewallable_tool(tool, policy)

@@ -118,6 +118,11 @@ def test_proxy_digests_filesystem_listing_and_gates_writes(tmp_path: Path) -> No
             assert "expand" in digest
             found = await s.call_tool("expand", {"id": entry, "grep": "file059", "max_matches": 100})
             assert text_of(found).count("file059") >= 30
+            (root / "big.txt").write_text("".join(f"line {i} of a big file\n"
+                                                   for i in range(20000)))
+            read = await s.call_tool("read_text_file", {"path": str(root / "big.txt")})
+            assert not read.is_error
+            assert text_of(read).count("of a big file") == 20000  # protected read: whole
             denied = await s.call_tool("write_file", {"path": str(root / "new.txt"),
                                                       "content": "hi"})
             assert denied.is_error

@@ -78,7 +78,10 @@ def is_protected_read(tool: str, policy: FirewallPolicy) -> bool:
     This is the single source of truth; every path that could replace a result (firewall,
     references, stubs) must consult it.
     """
-    return _norm(tool) in {_norm(t) for t in policy.protected_read_tools}
+    names = {_norm(t) for t in policy.protected_read_tools}
+    name = _norm(tool)
+    # An MCP tool (``mcp__server__read_text_file``) is a protected read when its own name is.
+    return name in names or (name.startswith("mcp__") and name.rsplit("__", 1)[-1] in names)
 
 
 def is_firewallable_tool(tool: str, policy: FirewallPolicy) -> bool:

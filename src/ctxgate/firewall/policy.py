@@ -36,8 +36,12 @@ class FirewallPolicy:
         "shell", "bash", "execute", "exec", "run", "search", "grep", "tree", "ls", "mcp",
     )
     """Tool names whose large outputs are digested (``mcp`` and ``mcp__*`` match MCP results)."""
-    protected_read_tools: tuple[str, ...] = ("read", "read_file", "view", "cat_file")
-    """Explicit file-read tools: never digested, never replaced by a stub."""
+    protected_read_tools: tuple[str, ...] = (
+        "read", "read_file", "view", "cat_file", "read_text_file", "read_multiple_files",
+        "read_media_file", "notebookread",
+    )
+    """Explicit file-read tools: never digested, never replaced by a stub. An MCP tool
+    ``mcp__server__NAME`` is one when ``NAME`` is listed."""
     dataset_commands: tuple[str, ...] = ("sqlite3", "psql", "duckdb", "jq", "mysql", "yq", "gh")
     """Programs whose stdout is a dataset (``gh`` only with ``--json``/``--jq``); ``()`` disables."""
     line_selectors: bool = True
