@@ -134,3 +134,33 @@ def test_meter_handles_split_utf8() -> None:
     from ctxgate.tokens import count_tokens
 
     assert abs(m.count().count - count_tokens(text).count) <= 10
+
+
+_LINES = st.sampled_from([
+    b"ok all good", b"ERROR: disk full", b"warning: deprecated", b"Traceback (most recent",
+    b"  File x.py line 3", b"exit status 2", b"Caused by: io", b"nothing here", b"fail fail",
+    b"permission denied", b"", b"x" * 300 + b" error at the end",
+])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_LINES, max_size=400))
+def test_one_pass_keyword_search_equals_the_per_keyword_fallback(lines: list[bytes]) -> None:
+    import ctxgate.firewall.scan as scan
+
+    data = b"\n".join(lines) + b"\n"
+
+    def run() -> object:
+        s = OutputScanner(keep_bytes=1024, long_line_bytes=128, line_max_bytes=80)
+        s.feed(data)
+        return s.close()
+
+    fast = run()
+    saved = list(scan._FINDER)
+    scan._FINDER[:] = [None]
+    try:
+        slow = run()
+    finally:
+        scan._FINDER[:] = saved
+    assert scan._keyword_finder() is not None  # the fast path was really exercised
+    assert fast == slow
