@@ -4,9 +4,10 @@ The destructive head must not be fooled by text that merely *mentions* a destruc
 (``echo "rm -rf /"``, a heredoc written to a file, a grep pattern) and must see through the
 ways commands hide (``sudo``/``env``/``timeout`` wrappers, ``xargs rm``, ``$(…)``, backticks,
 ``bash -c '…'``, ``find -delete`` / ``-exec rm``). So the command is parsed with bashlex
-(:mod:`~ctxgate.gate.backends.heads.commands`) into the *simple commands that would run*, each as ``(program, argv, redirect targets)``, and
-the features count destructive patterns over those only. A command bashlex cannot parse
-falls back to a quote-aware split (``parsed_ok`` = 0, itself a feature).
+(:mod:`~ctxgate.gate.backends.heads.commands`) into the *simple commands that would run*,
+each as ``(program, argv, redirect targets)``, and the features count destructive patterns
+over those only. A command bashlex cannot parse falls back to a quote-aware split
+(``parsed_ok`` = 0, itself a feature).
 
 Everything here is pure and deterministic: same call → same features, byte for byte.
 """
