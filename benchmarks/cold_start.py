@@ -45,8 +45,8 @@ def main() -> None:
     with Archive.open(Path(home)) as a:
         small = a.put(b"".join(b"line %d of a small tool output\n" % i for i in range(40)))
     exe = shutil.which("ctxgate") or "ctxgate"
-    fast = ("from ctxgate.cli.expand import fast_main; "
-            f"fast_main(['{small.short_id}', '--lines', '1:20'])")
+    fast = ("from ctxgate.cli.fast import expand_main; "
+            f"expand_main(['{small.short_id}', '--lines', '1:20'])")
     rows = [
         ("python -c pass", [sys.executable, "-c", "pass"]),
         ("python -c 'import ctxgate.cli'", [sys.executable, "-c", "import ctxgate.cli"]),
@@ -54,7 +54,9 @@ def main() -> None:
         ("ctxgate expand ID --lines 1:20", [exe, "expand", small.short_id, "--lines", "1:20"]),
         ("ctxgate expand ID --grep 'of a' -m 5", [exe, "expand", small.short_id, "--grep",
                                                   "of a", "-m", "5"]),
-        ("ctxgate archive stat ID", [exe, "archive", "stat", small.short_id]),
+        ("ctxgate archive stat ID (typer)", [exe, "archive", "stat", small.short_id]),
+        ("ctxgate run -- true", [exe, "run", "--", "true"]),
+        ("ctxgate version (typer)", [exe, "version"]),
     ]
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
           f"{args.runs} runs each")
