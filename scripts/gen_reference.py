@@ -78,7 +78,8 @@ def cli_reference() -> str:
     out = ["# CLI reference", "", "Generated from `--help` by `scripts/gen_reference.py --write`;",
            "a test fails when it is out of date.", ""]
     for path in commands():
-        result = runner.invoke(app, [*path, "--help"], prog_name="ctxgate")
+        result = runner.invoke(app, [*path, "--help"], prog_name="ctxgate", terminal_width=100,
+                               env={"COLUMNS": "100"})
         out += [f"## `ctxgate {' '.join(path)}`", "", "```text", result.output.rstrip(), "```", ""]
     return "\n".join(out)
 
