@@ -59,18 +59,21 @@ class Archive:
 
     @classmethod
     def open(cls, home: Path, policy: ArchivePolicy = DEFAULT_ARCHIVE_POLICY) -> Archive:
-        """The archive at ``<home>/archive.db`` (created 0600 in a 0700 directory)."""
+        """The archive at ``<home>/archive.db`` (created 0600 in a 0700 directory), or the
+        in-memory or shared Redis store that ``policy.backend`` names."""
         if policy.backend == "memory":
             return cls(policy=policy)
         if policy.backend == "redis":
             try:
-                from ctxgate.archive.stores.redis import RedisStore  # type: ignore[import-not-found]
+                import redis  # noqa: F401
+
+                from ctxgate.archive.stores.redis import RedisStore
             except ImportError as exc:
                 raise ConfigError(
-                    "archive.backend = 'redis' is not available in this installation (it needs "
-                    "ctxgate.archive.stores.redis and pip install 'ctxgate[redis]'); use 'sqlite'"
+                    "archive.backend = 'redis' needs the redis package: "
+                    "pip install 'ctxgate[redis]'; or use 'sqlite'"
                 ) from exc
-            return cls(RedisStore.from_url(policy.redis_url), policy)
+            return cls(RedisStore.from_url(policy.redis_url, prefix=policy.redis_prefix), policy)
         if policy.backend != "sqlite":
             raise ConfigError(f"archive.backend {policy.backend!r} is unknown; use 'sqlite', "
                               "'memory' or 'redis'")

@@ -14,9 +14,12 @@ class ArchivePolicy:
     """How the archive stores, keeps and shows entries."""
 
     backend: str = "sqlite"
-    """Store backend: ``"sqlite"`` (embedded default), ``"memory"`` or ``"redis"``."""
+    """Store backend: ``"sqlite"`` (embedded default), ``"memory"`` or ``"redis"`` (shared by
+    several hosts; ``pip install 'ctxgate[redis]'``)."""
     redis_url: str = "redis://127.0.0.1:6379/0"
-    """Redis URL when ``backend == "redis"``."""
+    """Redis URL when ``backend == "redis"`` (the shared archive of several hosts)."""
+    redis_prefix: str = "ctxgate:"
+    """Key prefix of the Redis archive (several archives can share one database)."""
     ttl_seconds: int = 48 * HOUR
     """Time to live of an entry in seconds, refreshed on read and re-store."""
     max_disk_bytes: int = 500_000_000
