@@ -57,3 +57,18 @@ def test_every_module_has_a_docstring() -> None:
         if not (module.__doc__ or "").strip():
             missing.append(info.name)
     assert missing == []
+
+
+def test_lazy_names_never_collide_with_submodules() -> None:
+    """Importing a submodule sets it as the package attribute and would shadow a lazy name."""
+    import importlib
+
+    for info in pkgutil.walk_packages(ctxgate.__path__, prefix="ctxgate."):
+        pass  # the walk imports every package, as a real process eventually may
+    for name in ("ctxgate", "ctxgate.archive", "ctxgate.firewall", "ctxgate.gate",
+                 "ctxgate.gate.backends"):
+        package = importlib.import_module(name)
+        subs = {i.name for i in pkgutil.iter_modules(package.__path__)}
+        assert not set(package._LAZY) & subs, name
+        for exported in package.__all__:
+            assert not isinstance(getattr(package, exported), type(package)), (name, exported)

@@ -5,8 +5,7 @@ The names below resolve lazily, so ``import ctxgate`` stays cheap for per-call h
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ctxgate._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -19,13 +18,4 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ctxgate' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

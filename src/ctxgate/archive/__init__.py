@@ -5,8 +5,7 @@ Names resolve lazily so that ``import ctxgate.archive`` costs nothing on the per
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ctxgate._lazy import lazy_exports
 
 _LAZY: dict[str, str] = {
     "Archive": "ctxgate.archive.archive",
@@ -26,13 +25,4 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ctxgate.archive' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -9,8 +9,7 @@ lazily: importing this package costs nothing on the per-call path.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ctxgate._lazy import lazy_exports
 
 _LAZY: dict[str, str] = {
     "DEFAULT_FIREWALL_POLICY": "ctxgate.firewall.policy",
@@ -38,13 +37,4 @@ _LAZY: dict[str, str] = {
 
 __all__ = sorted(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ctxgate.firewall' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -328,3 +328,10 @@ async def post_json(client: Any, url: str, body: Mapping[str, Any], *, headers: 
         attempt += 1
         backoff *= retry.multiplier
         await asyncio.sleep(wait)
+
+
+def state_budget(max_request_tokens: int | None, reserve_tokens: int) -> int | None:
+    """Tokens left for the state once the prompt around it is reserved (None: no limit)."""
+    if max_request_tokens is None:
+        return None
+    return max(1, max_request_tokens - reserve_tokens)

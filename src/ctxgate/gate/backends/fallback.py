@@ -96,6 +96,14 @@ def _spend_snapshot(model: Any) -> dict[str, int]:
     return {k: v for k, v in vars(spend).items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
+class Chainable:
+    """Gives a backend ``.or_(other)``: a fallback chain of this model, then ``other``."""
+
+    def or_(self, other: Any) -> FallbackDecisionModel:
+        """A fallback chain: this model, then ``other`` on errors."""
+        return FallbackDecisionModel.chain(self, other)
+
+
 class FallbackDecisionModel:
     """Members in order on errors, one deadline, refusals final; see the module docstring."""
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from ctxgate.errors import DecisionModelError, GateError, RequestTooLarge
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
+from ctxgate.gate.backends.fallback import Chainable
 
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "LocalDecisionModel", "from_policy"]
 
@@ -84,7 +85,7 @@ def _load_head(name: str, features: Sequence[str]) -> _Head:
                  variant=doc["variant"])
 
 
-class LocalDecisionModel:
+class LocalDecisionModel(Chainable):
     """Offline embedding classifier for ``destructive`` and ``requested`` (no LLM, no network).
 
     The encoder (~90 MB, memory-mapped) and the heads load on first use or on :meth:`warm`.
@@ -103,12 +104,6 @@ class LocalDecisionModel:
 
     def __repr__(self) -> str:
         return f"LocalDecisionModel(model_id={LOCAL_MODEL_ID!r})"
-
-    def or_(self, other: Any) -> Any:
-        """A fallback chain: this model, then ``other`` on errors."""
-        from ctxgate.gate.backends.fallback import FallbackDecisionModel
-
-        return FallbackDecisionModel.chain(self, other)
 
     def warm(self) -> None:
         """Load the encoder and the heads now (about 0.2–1 s) instead of on the first call."""

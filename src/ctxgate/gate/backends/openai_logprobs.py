@@ -43,9 +43,11 @@ from ctxgate.gate.backends._http import (
     new_client,
     post_json,
     require_httpx,
+    state_budget,
     state_question_tokens,
 )
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
+from ctxgate.gate.backends.fallback import Chainable
 
 __all__ = ["DEFAULT_TOP_LOGPROBS", "MIN_LABEL_MASS", "OpenAILogprobModel", "from_policy",
            "label_probability", "render_prompt"]
@@ -135,7 +137,7 @@ def label_probability(alternatives: Sequence[tuple[str, float]], *, temperature:
     return min(1.0, max(0.0, p_yes)), {"label_mass": round(covered, 6), "top_tokens": top}
 
 
-class OpenAILogprobModel:
+class OpenAILogprobModel(Chainable):
     """Decision model over ``{base_url}/chat/completions`` with first-token label logprobs.
 
     Args:
@@ -198,15 +200,7 @@ class OpenAILogprobModel:
                             local=is_loopback(self.url))
 
     def _state_budget(self) -> int | None:
-        if self.max_request_tokens is None:
-            return None
-        return max(1, self.max_request_tokens - PROMPT_RESERVE_TOKENS)
-
-    def or_(self, other: Any) -> Any:
-        """A fallback chain: this model, then ``other`` on errors."""
-        from ctxgate.gate.backends.fallback import FallbackDecisionModel
-
-        return FallbackDecisionModel.chain(self, other)
+        return state_budget(self.max_request_tokens, PROMPT_RESERVE_TOKENS)
 
     def request_body(self, state: Mapping[str, Any], question: Question) -> dict[str, Any]:
         """The chat-completions body for one question (exactly what is sent)."""

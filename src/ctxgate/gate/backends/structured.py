@@ -38,9 +38,11 @@ from ctxgate.gate.backends._http import (
     new_client,
     post_json,
     require_httpx,
+    state_budget,
     state_question_tokens,
 )
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
+from ctxgate.gate.backends.fallback import Chainable
 
 __all__ = ["ANTHROPIC_VERSION", "StructuredDecisionModel", "answer_schema", "from_policy"]
 
@@ -82,7 +84,7 @@ def _prompt(state: Mapping[str, Any], questions: Sequence[Question]) -> str:
     return "\n".join(lines)
 
 
-class StructuredDecisionModel:
+class StructuredDecisionModel(Chainable):
     """Stated probabilities from a JSON-schema (OpenAI) or forced-tool (Anthropic) reply.
 
     Args:
@@ -127,15 +129,7 @@ class StructuredDecisionModel:
                             local=is_loopback(self.url))
 
     def _state_budget(self) -> int | None:
-        if self.max_request_tokens is None:
-            return None
-        return max(1, self.max_request_tokens - PROMPT_RESERVE_TOKENS)
-
-    def or_(self, other: Any) -> Any:
-        """A fallback chain: this model, then ``other`` on errors."""
-        from ctxgate.gate.backends.fallback import FallbackDecisionModel
-
-        return FallbackDecisionModel.chain(self, other)
+        return state_budget(self.max_request_tokens, PROMPT_RESERVE_TOKENS)
 
     def request_body(self, state: Mapping[str, Any], questions: Sequence[Question]) -> dict:
         """The request body for all ``questions`` (exactly what is sent)."""
