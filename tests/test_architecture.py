@@ -63,7 +63,7 @@ def test_lazy_names_never_collide_with_submodules() -> None:
     """Importing a submodule sets it as the package attribute and would shadow a lazy name."""
     import importlib
 
-    for info in pkgutil.walk_packages(ctxgate.__path__, prefix="ctxgate."):
+    for _info in pkgutil.walk_packages(ctxgate.__path__, prefix="ctxgate."):
         pass  # the walk imports every package, as a real process eventually may
     for name in ("ctxgate", "ctxgate.archive", "ctxgate.firewall", "ctxgate.gate",
                  "ctxgate.gate.backends"):
