@@ -222,3 +222,26 @@ def test_library_runs_never_read_the_callers_stdin(archive: Archive) -> None:
     # an MCP stdio server's stdin is its protocol channel: the command must not consume it
     result, out, _ = run(archive, shell="cat; echo end")
     assert out == b"end\n" and result.exit_code == 0
+
+
+def test_slow_digesting_after_exit_is_not_mistaken_for_a_background_process(
+        archive: Archive, monkeypatch) -> None:
+    """Reading stops only after silence: time spent feeding output already read never counts."""
+    import time as _time
+
+    from ctxgate.firewall import pipeline as pipemod
+    from ctxgate.firewall import run as runmod
+
+    monkeypatch.setattr(runmod, "LINGER_SECONDS", 0.3)
+    real_feed = pipemod.OutputPipeline.feed
+
+    def slow_feed(self, data: bytes) -> None:
+        _time.sleep(0.2)  # each chunk takes a while, as a slow tokenizer once did
+        real_feed(self, data)
+
+    monkeypatch.setattr(pipemod.OutputPipeline, "feed", slow_feed)
+    result, out, err = run(archive, shell="head -c 3000000 /dev/zero | tr '\\0' 'a'")
+    stored = archive.read(result.result.entry.id)
+    assert len(stored) == 3_000_000  # every byte, though the command exited long before
+    assert not any("background process" in n for n in result.notes)
+    assert b"stopped reading" not in err

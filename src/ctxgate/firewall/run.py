@@ -44,8 +44,12 @@ TIMEOUT_EXIT_CODE = 124
 READ_BYTES = 1 << 20
 """Bytes asked for per read from the child's pipe."""
 LINGER_SECONDS = 5.0
-"""Seconds the output is still read after the command exited; a background process that
-keeps the pipe open longer (``cmd &``) is left running and reading stops, with a note."""
+"""Once the command exited, reading stops after this many seconds without new output: a
+background process that keeps the pipe open (``cmd &``) is left running, with a note. Time
+spent digesting output already read never counts (a slow chunk is not silence)."""
+LINGER_MAX_SECONDS = 60.0
+"""Reading stops this long after the command exited even if a background process keeps
+writing (it is left running, with the same note)."""
 POLL_SECONDS = 0.5
 """How often the loop checks whether the command exited, seconds."""
 _PIPE_BYTES = 1 << 20
@@ -191,11 +195,14 @@ def _pump(streams: list[Any], pipes: list[OutputPipeline],
     try:
         open_fds = len(streams)
         exited_at: float | None = None
+        last_read = time.monotonic()
         while open_fds:
             now = time.monotonic()
             if exited_at is None and stopper.proc.poll() is not None:
                 exited_at = now
-            if exited_at is not None and now - exited_at >= LINGER_SECONDS:
+            if exited_at is not None and (
+                    now - max(exited_at, last_read) >= LINGER_SECONDS
+                    or now - exited_at >= LINGER_MAX_SECONDS):
                 stopper.lingered = True  # a background process still holds the pipe open
                 break
             deadlines = [POLL_SECONDS]
@@ -221,6 +228,7 @@ def _pump(streams: list[Any], pipes: list[OutputPipeline],
                     open_fds -= 1
                     continue
                 pipes[k].feed(data)
+                last_read = time.monotonic()
                 if live is not None and live[k] is not None:
                     try:
                         live[k].write(data)
