@@ -236,7 +236,7 @@ def test_slow_digesting_after_exit_is_not_mistaken_for_a_background_process(
     real_feed = pipemod.OutputPipeline.feed
 
     def slow_feed(self, data: bytes) -> None:
-        _time.sleep(0.2)  # each chunk takes a while, as a slow tokenizer once did
+        _time.sleep(0.5)  # each chunk takes a while, as a slow tokenizer once did
         real_feed(self, data)
 
     monkeypatch.setattr(pipemod.OutputPipeline, "feed", slow_feed)
