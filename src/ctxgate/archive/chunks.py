@@ -16,9 +16,9 @@ from __future__ import annotations
 import bisect
 import hashlib
 from array import array
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ctxgate.errors import IntegrityError
 
@@ -76,6 +76,10 @@ class ChunkIndex:
         return bisect.bisect_left(self.newlines_before, k) - 1
 
 
+_IN_FLIGHT = 2
+"""Chunks compressed ahead on the worker thread before :meth:`Chunker.feed` waits."""
+
+
 class Chunker:
     """Cuts a byte stream into compressed chunks; hashes and counts lines on the way."""
 
@@ -94,13 +98,30 @@ class Chunker:
         self.last_byte = b""
         self.head = bytearray()
         """The first ``head_bytes`` of the stream, kept for token counting."""
+        self._pool: Any = None
+        self._pending: deque[tuple[Any, int, int]] = deque()
 
-    def _emit(self, piece: bytes) -> bytes:
-        comp = self._compressor.compress(piece)
-        nl = piece.count(b"\n")
-        self.rows.append((len(piece), len(comp), nl))
+    def _emit(self, piece: bytes, out: list[bytes]) -> None:
+        """Compress ``piece`` on the worker thread; move finished chunks, in order, to ``out``.
+
+        zstd releases the GIL, so compressing chunk N overlaps hashing, redacting and scanning
+        chunk N+1 on the other core. At most ``_IN_FLIGHT`` chunks wait (bounded memory).
+        """
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="ctxgate-zstd")
+        future = self._pool.submit(self._compressor.compress, piece)
+        self._pending.append((future, len(piece), piece.count(b"\n")))
+        while len(self._pending) > _IN_FLIGHT:
+            self._finish_one(out)
+
+    def _finish_one(self, out: list[bytes]) -> None:
+        future, raw, nl = self._pending.popleft()
+        comp = future.result()
+        self.rows.append((raw, len(comp), nl))
         self.stored += len(comp)
-        return comp
+        out.append(comp)
 
     def feed(self, data: bytes) -> list[bytes]:
         """Add bytes; returns the compressed chunks completed by them (possibly none)."""
@@ -116,7 +137,7 @@ class Chunker:
             view = memoryview(data)
             pos = 0
             while len(data) - pos >= self._chunk_bytes:
-                out.append(self._emit(bytes(view[pos:pos + self._chunk_bytes])))
+                self._emit(bytes(view[pos:pos + self._chunk_bytes]), out)
                 pos += self._chunk_bytes
             self._buf += view[pos:]
             return out
@@ -124,16 +145,22 @@ class Chunker:
         while len(self._buf) >= self._chunk_bytes:
             piece = bytes(self._buf[: self._chunk_bytes])
             del self._buf[: self._chunk_bytes]
-            out.append(self._emit(piece))
+            self._emit(piece, out)
         return out
 
     def close(self) -> list[bytes]:
-        """Flush the last partial chunk."""
-        if not self._buf:
-            return []
-        piece = bytes(self._buf)
-        self._buf.clear()
-        return [self._emit(piece)]
+        """Flush the last partial chunk and every chunk still being compressed."""
+        out: list[bytes] = []
+        if self._buf:
+            piece = bytes(self._buf)
+            self._buf.clear()
+            self._emit(piece, out)
+        while self._pending:
+            self._finish_one(out)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+        return out
 
     @property
     def digest(self) -> str:
