@@ -140,3 +140,19 @@ def test_proxy_with_a_missing_downstream_fails_clearly(cmd: list[str]) -> None:
                           input=b"", capture_output=True, timeout=60, env=_env(None))
     assert proc.returncode != 0
     assert b"server-binary" in proc.stderr
+
+
+def test_a_backend_that_cannot_load_refuses_the_call_with_a_reason(tmp_path: Path) -> None:
+    marker = tmp_path / "must-not-exist"
+
+    async def main() -> None:
+        async with client(["serve", "--request", "make the file"],
+                          backend="no_such_module_xyz:factory") as s:
+            refused = await s.call_tool("run", {"command": f"touch {marker}"})
+            assert refused.is_error
+            assert "not run" in text_of(refused) and "no_such_module_xyz" in text_of(refused)
+            allowed = await s.call_tool("run", {"command": "echo still-reads"})  # fast path
+            assert text_of(allowed).strip() == "still-reads"
+
+    anyio.run(main)
+    assert not marker.exists()

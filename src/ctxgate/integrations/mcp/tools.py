@@ -123,9 +123,13 @@ class CallPipeline:
         if self.gate is not None:
             from ctxgate.gate.gate import ToolCall
 
-            verdict = await self.gate.decide(
-                ToolCall(tool=tool, arguments=arguments),
-                run_prompts=[self.request] if self.request else [])
+            try:
+                verdict = await self.gate.decide(
+                    ToolCall(tool=tool, arguments=arguments),
+                    run_prompts=[self.request] if self.request else [])
+            except CtxgateError as exc:  # the backend cannot even be built: never run the call
+                return CallOutcome(text=f"Tool gate: this call was not run ({exc})",
+                                   is_error=True, reason="gate_unavailable")
             if not verdict.allowed:
                 return CallOutcome(text=verdict.reason, is_error=True, reason=verdict.code)
         try:
