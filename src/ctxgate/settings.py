@@ -167,11 +167,10 @@ def _load_with_pydantic(
                     base[key] = getattr(current, key)
             base.update(overrides.get(section, {}))
             merged[section] = base
-        settings = Settings.model_validate(merged) if merged else from_env
-        # model_validate bypasses sources only partly; validate sections explicitly.
+        # Each merged section is validated once, against its own policy class.
         from pydantic import TypeAdapter
 
-        sections = {s: TypeAdapter(type(getattr(settings, s))).validate_python(merged[s])
+        sections = {s: TypeAdapter(type(getattr(from_env, s))).validate_python(merged[s])
                     for s in SECTIONS}
     except ValidationError as exc:
         raise ConfigError(f"invalid ctxgate settings (file {path}, CTXGATE_* env): {exc}") from exc

@@ -11,21 +11,18 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.server.lowlevel import Server
 
 from ctxgate import __version__
-from ctxgate.errors import CtxgateError
-from ctxgate.integrations.mcp.server import INSTRUCTIONS, result_of
+from ctxgate.integrations.mcp.server import INSTRUCTIONS, expand_result, result_of
 from ctxgate.integrations.mcp.tools import (
     EXPAND_SCHEMA,
     EXPAND_TOOL,
     CallOutcome,
     CallPipeline,
-    expand_text,
 )
 from ctxgate.settings import Config
 
@@ -80,11 +77,7 @@ def build_proxy(config: Config, pipeline: CallPipeline, downstream: Downstream) 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         if params.name == EXPAND_TOOL and EXPAND_TOOL not in names:
-            try:
-                text = await anyio.to_thread.run_sync(expand_text, config.home, config, arguments)
-            except CtxgateError as exc:
-                return result_of(CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True))
-            return result_of(CallOutcome(text=text))
+            return await expand_result(config, arguments)
         if params.name not in names:
             return result_of(CallOutcome(text=f"unknown tool {params.name!r}", is_error=True))
 

@@ -22,7 +22,7 @@ from ctxgate.integrations.mcp.tools import (
 )
 from ctxgate.settings import Config
 
-__all__ = ["build_server", "result_of", "serve_stdio"]
+__all__ = ["build_server", "expand_result", "result_of", "serve_stdio"]
 
 INSTRUCTIONS = (
     "Large tool outputs are replaced by a digest with an archive id; call `expand` with that id "
@@ -51,6 +51,15 @@ def result_of(outcome: CallOutcome, structured: Any = None) -> types.CallToolRes
                                 structured_content=keep)
 
 
+async def expand_result(config: Config, arguments: dict[str, Any]) -> types.CallToolResult:
+    """An ``expand`` call: never gated (it only reads) and never firewalled again."""
+    try:
+        text = await anyio.to_thread.run_sync(expand_text, config.home, config, arguments)
+    except CtxgateError as exc:
+        return result_of(CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True))
+    return result_of(CallOutcome(text=text))
+
+
 def build_server(config: Config, pipeline: CallPipeline) -> Server:
     """The low-level MCP server with the two tools."""
     tools = [
@@ -70,12 +79,7 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         if params.name == EXPAND_TOOL:
-            # Expand output is never firewalled again, and reading is never gated.
-            try:
-                text = await anyio.to_thread.run_sync(expand_text, config.home, config, arguments)
-            except CtxgateError as exc:
-                return result_of(CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True))
-            return result_of(CallOutcome(text=text))
+            return await expand_result(config, arguments)
         if params.name != RUN_TOOL:
             return result_of(CallOutcome(
                 text=f"unknown tool {params.name!r}; this server has {RUN_TOOL!r} and "
