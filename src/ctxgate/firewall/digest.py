@@ -86,6 +86,12 @@ class _Renderer(Renderer):
     # ---------------------------------------------------------------- forms
 
     def lines(self, budget: int) -> Digest:
+        from ctxgate.firewall.blockview import render_blocks
+
+        if not self.ctx.group_by_file:
+            blocks = render_blocks(self, budget)
+            if blocks is not None:
+                return blocks
         p = self.policy
         head = self._head_lines(p.digest_head_lines)
         tail = self._tail_lines(p.digest_tail_lines, after=head[-1][0] if head else 0)
@@ -153,7 +159,8 @@ class _Renderer(Renderer):
                 out.append(f"  (classified up to line {s.hits_counted_to:,}; "
                            f"~{s.uncounted_occurrences:,} more keyword occurrences after it)")
         elif not self.ctx.group_by_file:
-            out.append("no error, failure, exception or warning lines in the omitted range")
+            out.append("no error, failure, exception or warning keywords in the omitted range"
+                       + _shapes_note(s))
         out += self._per_file(e)
         if tail:
             out.append(f"--- tail: lines {first_tail:,}-{s.lines:,} ---")
@@ -198,14 +205,14 @@ class _Renderer(Renderer):
         sel.append((f"--grep '{GREP_MATTERS}' -i -C 2",
                     f'grep="{GREP_MATTERS}", ignore_case=true, context=2'))
         if self.scan.longest_line >= self.policy.long_line_bytes:
-            sel.append(("--bytes 0:4096", 'byte_range="0:4096"'))
+            sel.append(("--bytes 0:4096", 'bytes="0:4096"'))
         lines = self.header() + body + self.warning() + self.drill(sel, compact=compact)
         return "\n".join(lines)
 
     def chars(self, budget: int) -> Digest:
         s = self.scan
         fixed = self.header() + self.warning()
-        sel = [("--bytes 0:4096", 'byte_range="0:4096"'),
+        sel = [("--bytes 0:4096", 'bytes="0:4096"'),
                (f"--grep '{GREP_MATTERS}' -i", f'grep="{GREP_MATTERS}", ignore_case=true')]
         if s.prefix.lstrip()[:1] in (b"{", b"["):  # JSON cut short of a preview
             sel.append(("--keys", "keys=true"))
@@ -228,7 +235,7 @@ class _Renderer(Renderer):
                     kinds = ", ".join(f"{k} {v:,}" for k, v in s.hit_counts.items())
                     body.append(f"lines that matter: {kinds} (find them with --grep)")
                 nxt = min(4096, omitted)
-                sel[0] = (f"--bytes {head_n}:{nxt}", f'byte_range="{head_n}:{nxt}"')
+                sel[0] = (f"--bytes {head_n}:{nxt}", f'bytes="{head_n}:{nxt}"')
                 drill = self.drill(sel, compact=budget < 2_500)
             if tail:
                 body += [f"--- last {len(tail_raw):,} bytes ---", tail]
@@ -261,9 +268,9 @@ class _Renderer(Renderer):
         ptr = "/0" if preview.format == "jsonl" else _first_pointer(preview)
         sel = [("--keys", "keys=true")]
         if ptr:
-            sel.append((f"--json {ptr}", f'json_pointer="{ptr}"'))
+            sel.append((f"--json {ptr}", f'json="{ptr}"'))
         sel.append(("--lines 1:50", 'lines="1:50"') if preview.format == "jsonl"
-                   else ("--bytes 0:4096", 'byte_range="0:4096"'))
+                   else ("--bytes 0:4096", 'bytes="0:4096"'))
         body = [f"--- {label} ---", preview.text]
         text = "\n".join(fixed + body + self.warning() + self.drill(sel, compact=budget < 2_500))
         return Digest(text=text, form=preview.format, archive_id=self.id)
@@ -293,7 +300,7 @@ class _Renderer(Renderer):
         if strings:
             body.append(f"--- printable strings in the first 64 KiB: {len(strings)} of {n:,} ---")
             body += [_clean(x) for x in strings]
-        sel = [("--bytes 0:4096", 'byte_range="0:4096"')]
+        sel = [("--bytes 0:4096", 'bytes="0:4096"')]
         text = "\n".join(head + body + self.drill(sel, compact=False))
         return Digest(text=text, form="binary", archive_id=self.id)
 
@@ -332,6 +339,17 @@ class _Renderer(Renderer):
             out.append((number, self.text_of(raw[:4096]), len(raw)))
         out.reverse()
         return out
+
+
+def _shapes_note(s: ScanResult) -> str:
+    """What the line-shape miner says about the output (never a bare "no errors")."""
+    shapes = s.shapes
+    if shapes is None:
+        return ""
+    if shapes.exact:
+        return f"; {shapes.distinct:,} line shape(s), none rare"
+    return (f"; line shapes checked in {shapes.mined + shapes.checked:,} of {shapes.lines:,} "
+            "lines (sampled): outliers elsewhere are not ruled out")
 
 
 def _first_pointer(preview: JsonPreview) -> str | None:

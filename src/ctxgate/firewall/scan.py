@@ -21,8 +21,10 @@ import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+from ctxgate.firewall.blocks import KnownLine, WindowCollector
 from ctxgate.firewall.errorlines import COUNTED_KEYWORDS as _COUNTED
-from ctxgate.firewall.errorlines import KEYWORDS, Hit, classify_line
+from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, Hit, classify_line
+from ctxgate.firewall.shapes import ShapeMiner, Shapes
 
 __all__ = ["OutputScanner", "ScanResult"]
 
@@ -70,6 +72,10 @@ class ScanResult:
     binary: bool = False
     sha256: str | None = None
     """SHA-256 of the output, computed for binary output."""
+    windows: tuple[tuple[KnownLine, ...], ...] = ()
+    """Lines kept around the lines that matter (see :mod:`ctxgate.firewall.blocks`)."""
+    shapes: Shapes | None = None
+    """Line shapes with counts and the rare ones (see :mod:`ctxgate.firewall.shapes`)."""
 
     @property
     def complete(self) -> bool:
@@ -122,6 +128,9 @@ class OutputScanner:
         self._binary: bool | None = None
         self._sha = None
         self._closed: ScanResult | None = None
+        self._windows = WindowCollector()
+        self._collecting = False
+        self._shapes = ShapeMiner()
 
     def feed(self, data: bytes) -> None:
         """Add a chunk (any size, any boundary)."""
@@ -179,6 +188,9 @@ class OutputScanner:
                 uncounted_occurrences=self._uncounted,
                 binary=bool(self._binary),
                 sha256=self._sha.hexdigest() if self._sha is not None else None,
+                windows=() if self._binary else tuple(
+                    tuple(w) for w in self._windows.windows()),
+                shapes=None if self._binary else self._shapes.result(lines),
             )
         return self._closed
 
@@ -197,7 +209,12 @@ class OutputScanner:
         nl_count = block.count(b"\n")
         self._long_line_probe(block, base, first_no)
         if not self._binary:
+            self._windows.begin(block, first_no)
+            self._collecting = True
             self._keyword_scan(block, first_no)
+            self._collecting = False
+            self._windows.end()
+            self._shapes.feed(block, first_no)
         self._newlines += nl_count
         last_nl = block.rfind(b"\n")
         if last_nl != -1:
@@ -256,6 +273,8 @@ class OutputScanner:
             self._counts[kind] += 1
             cut = raw[: self.line_max_bytes].decode("utf-8", "ignore")
             found = Hit(number=number, text=cut.rstrip("\r"), length=len(raw), kind=kind)
+            if self._collecting:
+                self._windows.hit(start, number, SEVERITY[kind])
             if self._kept[kind] < self.hits_per_kind:
                 self._kept[kind] += 1
                 self._hits.append(found)
