@@ -207,7 +207,7 @@ class Block:
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _PREFIX = re.compile(
-    r"^(?:[^\t]*\t){1,3}"  # GitHub Actions log download: job<TAB>step<TAB>
+    r"^(?:[^\t\n]+\t){1,3}(?=\d{4}-\d\d-\d\dT)"  # GitHub Actions: job<TAB>step<TAB>time
     r"|^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # an ISO timestamp
 )
 _FRAME = re.compile(

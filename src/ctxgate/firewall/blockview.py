@@ -22,7 +22,7 @@ from ctxgate.firewall.render import GREP_MATTERS, Digest
 if TYPE_CHECKING:
     from ctxgate.firewall.render import Renderer
 
-__all__ = ["SOFT_TARGET_BYTES", "render_blocks", "tail_known"]
+__all__ = ["SOFT_TARGET_BYTES", "rare_lines", "render_blocks", "tail_known"]
 
 SOFT_TARGET_BYTES = 3_300
 """Digest size the block form aims at (UTF-8 bytes; about 1,000 o200k tokens of CI log)."""
@@ -213,6 +213,14 @@ def _omitted(a: int, b: int, hits) -> list[str]:
     n = sum(1 for h in hits if a <= h.number <= b)
     what = f"; {n} line(s) that matter kept by the scan" if n else ""
     return [f"--- omitted: lines {a:,}-{b:,} ({b - a + 1:,} lines{what}) ---"]
+
+
+def rare_lines(r: Renderer, limit: int) -> list[str]:
+    """The shapes section alone (for the JSON Lines form), or nothing without rare lines."""
+    s = r.scan
+    rare = list(s.shapes.rare[:limit]) if s.shapes is not None else []
+    fmt = f"{{:>{max(4, len(str(s.lines)))}}}| {{}}"
+    return _shape_lines(r, rare, fmt, min(r.policy.digest_line_max_bytes, _WIDTH))
 
 
 def _shape_lines(r: Renderer, rare, fmt: str, width: int) -> list[str]:

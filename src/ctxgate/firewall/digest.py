@@ -272,6 +272,10 @@ class _Renderer(Renderer):
         sel.append(("--lines 1:50", 'lines="1:50"') if preview.format == "jsonl"
                    else ("--bytes 0:4096", 'bytes="0:4096"'))
         body = [f"--- {label} ---", preview.text]
+        if preview.format == "jsonl":  # a lone odd record among thousands (issue 11)
+            from ctxgate.firewall.blockview import rare_lines
+
+            body += rare_lines(self, 6)
         text = "\n".join(fixed + body + self.warning() + self.drill(sel, compact=budget < 2_500))
         return Digest(text=text, form=preview.format, archive_id=self.id)
 
