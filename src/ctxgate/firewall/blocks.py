@@ -29,7 +29,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
-from ctxgate.firewall.errorlines import SEVERITY, classify_line
+from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "pick_blocks"]
 
@@ -37,12 +37,12 @@ BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
 AFTER_LINES = 48
 """Lines kept below a line that matters (frames, notes, expected/actual)."""
-WINDOW_MAX_LINES = 400
+WINDOW_MAX_LINES = 240
 """A window grows to at most this many lines; a longer region starts a new window."""
 LINE_KEEP_BYTES = 512
 """Bytes kept of each window line (its full length is kept too)."""
-KEEP_FIRST = 6
-KEEP_LAST = 12
+KEEP_FIRST = 4
+KEEP_LAST = 8
 _MIN_SEVERITY = 2
 
 
@@ -233,22 +233,29 @@ _OWNER = re.compile(
     r"^\s*def test|\bTest\w* > \w|> Task \S+|^=+ (?:FAILURES|ERRORS) =+|\bERROR in\b|"
     r"^\s*(?:●|✕|✗|×) |\bpanicked at\b|^panic:|^thread '.*' panicked",
 )
-_BOILER = re.compile(
-    r"^\s*$|^\s*\[(?:INFO|ERROR|WARNING)\]\s*-*\s*$|^\s*\[INFO\] (?:Total time|Finished at|"
-    r"Final Memory|-{8,})|Post job cleanup|^\[command\]|^\s*git version|Cleaning up orphan|"
-    r"Terminate orphan process|\bWS-CLEANUP\b|^Finished: |"
-    r"^Done\. Your build exited|cache upload|[Uu]ploading (?:cache|artifact)|Saving cache|"
-    r"^Archiving artifacts|^##\[(?:group|endgroup)\]|safe\.directory|extraheader|"
-    r"core\.sshCommand|^Temporarily overriding HOME|^Adding repository directory|"
-    r"^\* Get more help|^Get more help|actionable tasks?|"
-    r"^Notifying|^Sending e-?mails?|^GitHub Issue Notifier|^Recording test results",
+_BOILER_START = re.compile(
+    r"\s*$|\s*\[(?:INFO|ERROR|WARNING)\]\s*-*\s*$|\s*\[INFO\] (?:Total time|Finished at|"
+    r"Final Memory|-{8,})|\[command\]|\s*git version|Finished: |Done\. Your build exited|"
+    r"Archiving artifacts|##\[(?:group|endgroup)\]|Temporarily overriding HOME|"
+    r"Adding repository directory|\* Get more help|Get more help|Notifying|Sending e-?mails?|"
+    r"GitHub Issue Notifier|Recording test results"
 )
+"""Boilerplate recognised by how the line starts (``match``: cheap)."""
+_BOILER_ANY = ("Post job cleanup", "Cleaning up orphan", "Terminate orphan process",
+               "WS-CLEANUP", "cache upload", "Uploading cache", "uploading cache",
+               "Uploading artifact", "uploading artifact", "Saving cache", "safe.directory",
+               "extraheader", "core.sshCommand", "actionable task")
+"""Boilerplate recognised by a phrase anywhere in the line."""
+_SUMMARY_NEEDS = ("fail", "error", "test", "exit", "what went wrong")
 _MAX_GAP = 2
+_KEYWORDS = tuple(k.decode() for k in KEYWORDS)
+_ROLE_BYTES = 300
+"""Bytes of a line its role and label are read from."""
 """Ordinary lines a block may span between two of its lines."""
 
 
 def _text(line: KnownLine) -> str:
-    t = line.raw.decode("utf-8", "replace")
+    t = line.raw[:_ROLE_BYTES].decode("utf-8", "replace")
     if "\x1b" in t:
         t = _ANSI.sub("", t)
     return _PREFIX.sub("", t, count=1)
@@ -256,11 +263,12 @@ def _text(line: KnownLine) -> str:
 
 def _role(text: str) -> tuple[str, int]:
     """(role, severity): ``signal``, ``summary``, ``cont``, ``boiler`` or ``other``."""
-    if _BOILER.search(text):
+    if _BOILER_START.match(text) or any(p in text for p in _BOILER_ANY):
         return "boiler", 0
-    kind = classify_line(text)
+    low = text.lower()
+    kind = classify_line(text) if any(k in low for k in _KEYWORDS) else None
     sev = SEVERITY.get(kind, 0) if kind else 0
-    if _SUMMARY.search(text):
+    if any(k in low for k in _SUMMARY_NEEDS) and _SUMMARY.search(text):
         return "summary", max(sev, 3)
     if kind == "frame":
         return "cont", sev
@@ -325,10 +333,12 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
                 j += 1
             start = _owner_above(seg, texts, roles, start)
             blocks.append(Block(first=seg[start].number, last=seg[end].number,
-                                label=_label(texts[start:end + 1]), severity=best,
+                                label="", severity=best,
                                 lines=tuple(seg[start:end + 1])))
             i = end + 1
-    return _bridge(_merge(blocks), by_no)
+    return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
+                                    lines=b.lines, label=_label([_text(x) for x in b.lines]))
+            for b in _bridge(_merge(blocks), by_no)]
 
 
 def _indent(text: str) -> int:
@@ -362,8 +372,7 @@ def _merge(blocks: list[Block]) -> list[Block]:
             a = out[-1]
             lines = {x.number: x for x in a.lines + b.lines}
             merged = tuple(lines[n] for n in sorted(lines))
-            out[-1] = Block(first=a.first, last=max(a.last, b.last),
-                            label=_label([_text(x) for x in merged]),
+            out[-1] = Block(first=a.first, last=max(a.last, b.last), label="",
                             severity=max(a.severity, b.severity), lines=merged)
         else:
             out.append(b)
@@ -398,8 +407,7 @@ def _bridge(blocks: list[Block], by_no: dict[int, KnownLine]) -> list[Block]:
             gap = range(a.last + 1, b.first)
             if len(gap) <= _BRIDGE_LINES and all(n in by_no for n in gap):
                 lines = a.lines + tuple(by_no[n] for n in gap) + b.lines
-                out[-1] = Block(first=a.first, last=b.last,
-                                label=_label([_text(x) for x in lines]),
+                out[-1] = Block(first=a.first, last=b.last, label="",
                                 severity=max(a.severity, b.severity), lines=lines)
                 continue
         out.append(b)
@@ -407,6 +415,7 @@ def _bridge(blocks: list[Block], by_no: dict[int, KnownLine]) -> list[Block]:
 
 
 def _label(texts: list[str]) -> str:
+    texts = texts[:200] + texts[-50:] if len(texts) > 250 else texts
     found = [name for name, pattern in _LABELS if any(pattern.search(t) for t in texts)]
     return ", ".join(found[:2]) if found else "errors"
 

@@ -29,6 +29,8 @@ SOFT_TARGET_BYTES = 3_300
 _LAST_BLOCK_BYTES = 5_200
 """The last failing block may take the digest up to this size when it does not fit."""
 _TAIL_KNOWN_LINES = 400
+_ANALYSED_LINES = 1_600
+"""Most lines (windows and tail) whose roles are read to find blocks."""
 _HEAD_LINES = 4
 _TAIL_LINES = 3
 _WIDTH = 160
@@ -57,7 +59,7 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     """The block form, or None when the output has neither failure blocks nor rare shapes."""
     s = r.scan
     tail = tail_known(r)
-    known = [x for w in s.windows for x in w] + tail
+    known = _bounded_windows(list(s.windows), _ANALYSED_LINES - len(tail)) + tail
     blocks = find_blocks(known)
     shapes = s.shapes
     rare = list(shapes.rare) if shapes is not None else []
@@ -69,10 +71,11 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     head_end = head[-1][0] if head else 0
     blocks = [b for b in blocks if b.last > head_end]
     chosen: list[tuple[Block, list[KnownLine] | None]] = []  # None: shown whole
+    cache: dict[tuple[int, int], str] = {}  # rendered lines (redaction runs once per line)
     width = min(r.policy.digest_line_max_bytes, _WIDTH)
 
     def text(chosen_now, tail_lines, rare_n) -> str:
-        return _assemble(r, head, chosen_now, tail_lines, rare[:rare_n], width, blocks)
+        return _assemble(r, head, chosen_now, tail_lines, rare[:rare_n], width, blocks, cache)
 
     tail_lines = [x for x in tail[-_TAIL_LINES:] if x.number > head_end]
     rare_n = min(len(rare), 6)
@@ -109,6 +112,22 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
                   hits_shown=sum(len(part or b.lines) for b, part in chosen))
 
 
+def _bounded_windows(windows: list, room: int) -> list[KnownLine]:
+    """Lines of the kept windows, at most ``room``: the first window, then the latest ones
+    (a flood of lines that matter would otherwise make the analysis slow)."""
+    if sum(len(w) for w in windows) <= room:
+        return [x for w in windows for x in w]
+    picked = windows[:1]
+    used = len(windows[0]) if windows else 0
+    late: list = []
+    for w in reversed(windows[1:]):
+        if used + len(w) > room:
+            break
+        late.append(w)
+        used += len(w)
+    return [x for w in picked + late[::-1] for x in w]
+
+
 def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
     """The most lines of ``b`` from both ends (two thirds from the top) that fit ``room``."""
     lines = list(b.lines)
@@ -143,12 +162,19 @@ def _gaps(head_end: int, shown: list[tuple[int, int]], tail: list[KnownLine], to
 
 
 def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int,
-              all_blocks: list[Block]) -> str:
+              all_blocks: list[Block], cache: dict) -> str:
     s = r.scan
     gutter = max(4, len(str(s.lines)))
     fmt = f"{{:>{gutter}}}| {{}}"
 
     def line_of(k: KnownLine) -> str:
+        key = (k.number, width)
+        done = cache.get(key)
+        if done is None:
+            done = cache[key] = render_line(k)
+        return done
+
+    def render_line(k: KnownLine) -> str:
         raw = k.raw
         stamp = _STAMP.match(raw)
         if stamp:  # CI timestamps cost ~10 tokens a line and say nothing about the failure
