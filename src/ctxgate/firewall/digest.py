@@ -42,6 +42,8 @@ __all__ = ["GREP_MATTERS", "Digest", "DigestContext", "build_digest"]
 
 _FEW_LINES = 4
 _SEARCH_LINE = re.compile(rb"^([^:\n]{1,512}?):(?:\d+[:-])?")
+_LEGACY_NOTE = ("text is not UTF-8 (reads as Latin-1/cp1252): bytes that are not UTF-8 are "
+                "shown as \ufffd; the archive keeps the exact bytes")
 _CUT_MARK = "\n…[digest cut at {n} bytes: the budget]"
 
 
@@ -61,6 +63,10 @@ def build_digest(
         redact: applied to every excerpt before rendering (the archive's secret redaction).
     """
     budget = policy.digest_max_bytes
+    if scan.legacy_8bit:
+        from dataclasses import replace
+
+        ctx = replace(ctx, notes=(*ctx.notes, _LEGACY_NOTE))
     r = _Renderer(scan, ctx, policy, redact or (lambda b: b))
     if scan.binary:
         digest = r.binary(budget)
