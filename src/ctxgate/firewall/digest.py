@@ -54,19 +54,30 @@ def build_digest(
 ) -> Digest:
     """Render the digest of a scanned output within ``policy.digest_max_bytes``.
 
+    The scan should be of the bytes as archived, i.e. already redacted (the pipeline scans
+    the redactor's output), so excerpts are cut from redacted text, never redacted one line at
+    a time, and their line numbers are the archive's.
+
     Args:
-        scan: the streaming scan of the output.
+        scan: the streaming scan of the (redacted) output.
         ctx: archive id, tool, command, exit code, tokens, decision.
         policy: budgets and caps.
-        redact: applied to every excerpt before rendering (the archive's secret redaction).
+        redact: a last pass over the whole rendered digest (header, excerpts, binary strings);
+            it changes nothing when the parts were redacted already.
     """
     budget = policy.digest_max_bytes
-    r = _Renderer(scan, ctx, policy, redact or (lambda b: b))
+    r = _Renderer(scan, ctx, policy, lambda b: b)
     if scan.binary:
         digest = r.binary(budget)
     else:
         digest = r.json(budget) or (r.chars(budget) if scan.lines <= _FEW_LINES
                                     else r.lines(budget))
+    if redact is not None:
+        text = redact(digest.text.encode("utf-8", "surrogatepass")).decode(
+            "utf-8", "surrogatepass")
+        if text != digest.text:
+            digest = Digest(text=text, form=digest.form, archive_id=digest.archive_id,
+                            omitted_lines=digest.omitted_lines, hits_shown=digest.hits_shown)
     return _hard_cap(digest, budget)
 
 
