@@ -53,6 +53,7 @@ class Pattern:
     bytes (empty: always run)."""
     anchors: tuple[bytes, ...] = ()
     """Lower-case literals; the pattern is only tried (``match``) where one of them starts."""
+
     fold_case: bool = False
     """The regular expression ignores (ASCII) case."""
     check: Any = None
@@ -95,54 +96,77 @@ def compile_patterns(extra: Iterable[str] = ()) -> tuple[Pattern, ...]:
 # ------------------------------------------------------------------------------ literals
 
 class _Literals:
-    """Every prefilter literal and anchor of a pattern set, found in one pass."""
+    """Every prefilter literal of a pattern set found in one pass, every anchor in another
+    (two small automata stay on the fast SIMD path where one large one would not)."""
 
     def __init__(self, patterns: tuple[Pattern, ...]) -> None:
-        self.literals = tuple(sorted({lit for p in patterns for lit in (*p.literals, *p.anchors)}))
-        self.automaton: Any = None
-        if USE_AUTOMATON and self.literals:
+        self.literals = tuple(sorted({lit for p in patterns for lit in p.literals}))
+        self.anchors = tuple(sorted({a for p in patterns for a in p.anchors}))
+        self.neighbours = {a: tuple(b for b in self.literals if b != a and _overlap(a, b))
+                           for a in self.literals}
+        """Literals a leftmost-first match of the key could hide (they share bytes)."""
+        self.automata: Any = None
+        if USE_AUTOMATON:
             try:
                 import ahocorasick_rs
             except ImportError:
                 pass
             else:
-                self.automaton = ahocorasick_rs.BytesAhoCorasick(
-                    list(self.literals), matchkind=ahocorasick_rs.MATCHKIND_STANDARD)
+                self.automata = tuple(
+                    ahocorasick_rs.BytesAhoCorasick(
+                        list(lits), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
+                    if lits else None for lits in (self.literals, self.anchors))
 
-    def find(self, lower: bytes, anchored: frozenset[bytes]) -> tuple[set[bytes], list[int]]:
-        """The literals present in ``lower`` and the start positions of the anchors."""
-        if self.automaton is not None:
-            # overlapping: every occurrence of every literal, so none hides another
-            hits = self.automaton.find_matches_as_indexes(lower, overlapping=True)
-            lits = self.literals
-            present = {lits[i] for i, _, _ in hits}
-            if not present & anchored:
-                return present, []
-            return present, [s for i, s, _ in hits if lits[i] in anchored]
+    def find(self, lower: bytes) -> tuple[set[bytes], list[tuple[bytes, int]]]:
+        """The literals present in ``lower``, and ``(anchor, start)`` of every anchor."""
+        if self.automata is not None:
+            # leftmost-first, non-overlapping: ~5x faster than overlapping search. A literal
+            # can only be hidden by a found one it overlaps: those are checked one by one.
+            lit_auto, anchor_auto = self.automata
+            present: set[bytes] = set()
+            if lit_auto is not None:
+                lits = self.literals
+                present = {lits[i] for i, _, _ in
+                           lit_auto.find_matches_as_indexes(lower)}
+                for a in tuple(present):
+                    present.update(b for b in self.neighbours[a]
+                                   if b not in present and b in lower)
+            hits: list[tuple[bytes, int]] = []
+            if anchor_auto is not None:
+                anchors = self.anchors
+                hits = [(anchors[i], s) for i, s, _ in
+                        anchor_auto.find_matches_as_indexes(lower)]
+            return present, hits
         present = {lit for lit in self.literals if lit in lower}
-        starts: list[int] = []
-        for lit in present & anchored:
-            pos = lower.find(lit)
-            while pos != -1:
-                starts.append(pos)
-                pos = lower.find(lit, pos + 1)
-        return present, starts
+        hits = []
+        for a in self.anchors:
+            at = lower.find(a)
+            while at != -1:
+                hits.append((a, at))
+                at = lower.find(a, at + 1)
+        return present, hits
+
+
+def _overlap(a: bytes, b: bytes) -> bool:
+    """Whether an occurrence of ``a`` can share bytes with one of ``b``."""
+    if a in b or b in a:
+        return True
+    return any(a[-k:] == b[:k] or b[-k:] == a[:k] for k in range(1, min(len(a), len(b))))
 
 
 USE_AUTOMATON = True
 """Use ``ahocorasick_rs`` for the literals when it is installed (tests switch it off)."""
 
-_TABLES: dict[tuple[tuple[Pattern, ...], bool], tuple[_Literals, frozenset[bytes]]] = {}
+_TABLES: dict[tuple[tuple[Pattern, ...], bool], _Literals] = {}
 
 
-def _table(patterns: tuple[Pattern, ...]) -> tuple[_Literals, frozenset[bytes]]:
+def _table(patterns: tuple[Pattern, ...]) -> _Literals:
     key = (patterns, USE_AUTOMATON)
     got = _TABLES.get(key)
     if got is None:
         if len(_TABLES) > 64:
             _TABLES.clear()
-        got = _TABLES[key] = (_Literals(patterns),
-                              frozenset(a for p in patterns for a in p.anchors))
+        got = _TABLES[key] = _Literals(patterns)
     return got
 
 
@@ -155,6 +179,9 @@ def _default_found(pat: Pattern, m: re.Match[bytes]) -> Found | None:
             spans.append((m.start(name), m.end(name), False))
     if not spans:
         spans = [(m.start(), m.end(), False)]
+    if not any(m.string[s:e].strip() and not m.string.startswith(b"[REDACTED:", s)
+               for s, e, _ in spans):
+        return None  # nothing left to hide (already redacted): redaction is idempotent
     if pat.check is not None and not all(pat.check(m.string[s:e]) for s, e, _ in spans):
         return None
     spans.sort()
@@ -164,17 +191,13 @@ def _default_found(pat: Pattern, m: re.Match[bytes]) -> Found | None:
 def _matches(buf: bytes, patterns: tuple[Pattern, ...], pos: int,
              limit: int) -> list[tuple[int, Found]]:
     """Non-overlapping ``(start, Found)`` for matches starting in ``[pos, limit)``."""
-    table, anchored = _table(patterns)
-    present, anchor_starts = table.find(buf.lower(), anchored)  # every literal is lower case
+    table = _table(patterns)
+    lower = buf.lower()  # every literal is lower case
+    present, anchor_hits = table.find(lower)
     found: list[tuple[int, Found]] = []
-    starts: list[int] | None = None
     for pat in patterns:
         if pat.anchors:
-            if not present.intersection(pat.anchors):
-                continue
-            if starts is None:
-                starts = sorted(set(anchor_starts))
-            for at in starts:
+            for at in sorted({s for lit, s in anchor_hits if lit in pat.anchors}):
                 if at < pos or at >= limit:
                     continue
                 m = pat.regex.match(buf, at)

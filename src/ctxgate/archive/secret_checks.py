@@ -17,10 +17,12 @@ import binascii
 import re
 from dataclasses import dataclass
 
-__all__ = ["Found", "basic_auth_ok", "credential_kind", "resolve_assignment", "resolve_flag",
+__all__ = ["Found", "basic_auth_ok", "token_shape", "credential_kind", "resolve_assignment", "resolve_flag",
            "split_words"]
 
-_NAME_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_NAME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+_NOT_LOWER = re.compile(rb"[^a-z]")
+_CODE = re.compile(rb"[(){}<>\[\]]|=(?!=*$)")
 _NAME_MAX = 64
 """Bytes of a variable name read back from the keyword, bytes."""
 _VALUE_MAX = 1024
@@ -81,15 +83,16 @@ def credential_kind(name: bytes) -> str | None:
 
 def _name_before(buf: bytes, start: int) -> int:
     """Start of the variable name that ends at ``start`` (read back over name bytes)."""
-    i = start
-    low = max(0, start - _NAME_MAX)
-    while i > low and buf[i - 1] in _NAME_BYTES:
-        i -= 1
-    return i
+    seg = buf[max(0, start - _NAME_MAX):start]
+    return start - (len(seg) - len(seg.rstrip(_NAME_CHARS)))
 
 
 def _plain_value(value: bytes, kind: str, name: bytes) -> bool:
     """Whether ``value`` is a real value rather than a type, a reference or a placeholder."""
+    if kind == "secret":
+        # a token is long and not an English word: `token: enabled` is not a secret
+        if len(value) < 8 or (len(value) < 24 and not _NOT_LOWER.search(value)):
+            return False
     if not value.strip():
         return False
     low = value.lower()
@@ -105,15 +108,6 @@ def _plain_value(value: bytes, kind: str, name: bytes) -> bool:
         return False  # MAVEN_PASSWORD: the name of a variable, not its value
     if name.lstrip(b"-").lower() in (b"pwd", b"oldpwd") and value[:1] in (b"/", b"~"):
         return False  # the shell's working directory
-    if kind == "secret":
-        # a token is long and not an English word: `token: enabled` is not a secret
-        if len(value) < 8:
-            return False
-        has_digit = any(48 <= c <= 57 for c in value)
-        mixed = value.lower() != value and value.upper() != value
-        symbol = any(not (48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122) for c in value)
-        if not (has_digit or mixed or symbol or len(value) >= 24):
-            return False
     return True
 
 
@@ -139,7 +133,7 @@ def _parse_value(buf: bytes, i: int, json_like: bool) -> tuple[int, int, int, bo
                 return None
             j += 2 if (b == 0x5C and c == 0x22) else 1
         return None
-    stops = b" \t\r\n\"'`;&|,\x00" + (b"}]" if json_like else b"")
+    stops = b" \t\r\n\"'`;&|,)\x00" + (b"}]" if json_like else b"")
     j = i
     stop = min(n, i + _VALUE_MAX)
     while j < stop and buf[j] not in stops:
@@ -172,7 +166,10 @@ def resolve_assignment(m: re.Match[bytes], buf: bytes) -> Found | None:
     if parsed is None:
         return None
     s, e, end, bare_json = parsed
-    if not _plain_value(buf[s:e], kind, name):
+    value = buf[s:e]
+    if kind == "secret" and e == end and _CODE.search(value):
+        return None  # `token=f(x)` in code, not a token: a bare token has no brackets
+    if not _plain_value(value, kind, name):
         return None
     return Found(end=end, spans=((s, e, bare_json),), kind=kind)
 
@@ -193,6 +190,11 @@ def resolve_flag(m: re.Match[bytes], buf: bytes) -> Found | None:
     if buf[s:s + 1] == b"-" or not _plain_value(buf[s:e], kind, name):
         return None  # the next option, not a value
     return Found(end=end, spans=((s, e, False),), kind=kind)
+
+
+def token_shape(value: bytes) -> bool:
+    """Not an English word: ``Authorization: required`` carries no credential."""
+    return len(value) >= 24 or bool(_NOT_LOWER.search(value))
 
 
 def basic_auth_ok(value: bytes) -> bool:

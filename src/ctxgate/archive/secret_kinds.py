@@ -21,7 +21,12 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ctxgate.archive.secret_checks import basic_auth_ok, resolve_assignment, resolve_flag
+from ctxgate.archive.secret_checks import (
+    basic_auth_ok,
+    resolve_assignment,
+    resolve_flag,
+    token_shape,
+)
 
 __all__ = ["SECRET_KINDS", "SecretKind", "fake_secret"]
 
@@ -83,6 +88,7 @@ class SecretKind:
     """Prefilter: lower-case texts; the expression runs only where one occurs in the buffer."""
     anchors: tuple[str, ...] = ()
     """Lower-case texts; the expression is tried only at their start positions."""
+
     fold_case: bool = False
     check: Callable[[bytes], bool] | None = None
     """Validates the secret group (rejects look-alikes)."""
@@ -101,9 +107,8 @@ class SecretKind:
 _NOT_WORD = r"(?<![A-Za-z0-9_\-])"
 _END = r"(?![A-Za-z0-9_\-])"
 _KW = r"(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|key)"
-_ASSIGN_TAILS = ("=", ":", '"', "'", " =", " :", '\\"', ":=")
-_FLAG_WORDS = ("password", "passwd", "passphrase", "pwd", "pass", "secret", "token", "key",
-               "apikey")
+_WORDS = ("password", "passwd", "passphrase", "pass", "pwd", "secret", "token", "key")
+"""How a credential name ends; the anchors are these words followed by a separator."""
 
 SECRET_KINDS: tuple[SecretKind, ...] = (
     SecretKind(
@@ -318,6 +323,7 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
         secret="the credentials of an Authorization header (the scheme is kept)",
         literals=("authorization",),
         fold_case=True,
+        check=token_shape,
         fake=lambda i: fake_secret("authz", i, 40),
         contexts=("> Authorization: token {s}", "curl -H 'Authorization: {s}' https://api.x",
                   '"headers": {{"Authorization": "Token {s}"}}'),
@@ -369,8 +375,7 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
         secret="the value assigned to a credential name (password, *_PASSWORD, SECRET_KEY, "
                "API_KEY, client_secret, *_TOKEN, ...) in shell, .env, YAML, TOML, JSON (quotes "
                "kept); labelled password or secret",
-        anchors=tuple(kw + tail for kw in ("password", "passwd", "passphrase", "pwd", "pass",
-                                           "secret", "token", "key") for tail in _ASSIGN_TAILS),
+        anchors=tuple(w + t for w in _WORDS for t in ("=", ":", '"', "'", " =", " :", "\\")),
         fold_case=True,
         resolve=resolve_assignment,
         fake=lambda i: fake_secret("assign", i, 20, _ALNUM + "!#%^"),
@@ -386,10 +391,10 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
     ),
     SecretKind(
         name="credential_flag",
-        regex=r"-" + _KW.replace("|key)", "|key|apikey)") + r"[ \t]{1,3}",
+        regex=r"-" + _KW + r"[ \t]{1,3}",
         secret="the value after a credential option (--password, --api-key, --token ...); "
                "labelled password or secret",
-        anchors=tuple(f"-{w} " for w in _FLAG_WORDS),
+        anchors=tuple(f"-{w} " for w in _WORDS),
         fold_case=True,
         resolve=resolve_flag,
         fake=lambda i: fake_secret("flag", i, 20),
