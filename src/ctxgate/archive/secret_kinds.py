@@ -114,8 +114,8 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
     SecretKind(
         name="private_key",
         regex=(r"-----BEGIN (?:[A-Z0-9]+ ){0,4}PRIVATE KEY(?: BLOCK)?-----(?P<secret>(?:"
-               r"(?:\r?\n|\\(?:r\\)?n)[ \t]*(?:[A-Za-z0-9+/=]{1,100}|"
-               r"[A-Za-z][A-Za-z0-9\-]{0,40}: ?[^\r\n\\]{0,120})?){1,220})"),
+               r"(?:\r?\n|\\(?:r\\)?n)[ \t]*(?:[A-Za-z][A-Za-z0-9\-]{0,40}: ?[^\r\n\\]{0,120}|"
+               r"[A-Za-z0-9+/=]{1,100})?){1,220})"),
         secret="every body line (headers and base64) up to the END line; BEGIN/END kept, "
                "each line replaced in place so the line count stays",
         literals=("private key",),

@@ -56,28 +56,30 @@ def build_digest(
 
     The scan should be of the bytes as archived, i.e. already redacted (the pipeline scans
     the redactor's output), so excerpts are cut from redacted text, never redacted one line at
-    a time, and their line numbers are the archive's.
+    a time, and their line numbers are the archive's. (A pass over the rendered digest would
+    be wrong: it sees line-number gutters as text, ``5| `` after a BEGIN line as key body.)
 
     Args:
         scan: the streaming scan of the (redacted) output.
         ctx: archive id, tool, command, exit code, tokens, decision.
         policy: budgets and caps.
-        redact: a last pass over the whole rendered digest (header, excerpts, binary strings);
-            it changes nothing when the parts were redacted already.
+        redact: applied to the header's command line and notes (text not in the scan).
     """
     budget = policy.digest_max_bytes
+    if redact is not None:
+        from dataclasses import replace
+
+        def red(text: str) -> str:
+            return redact(text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
+
+        ctx = replace(ctx, command=red(ctx.command) if ctx.command else ctx.command,
+                      notes=tuple(red(n) for n in ctx.notes))
     r = _Renderer(scan, ctx, policy, lambda b: b)
     if scan.binary:
         digest = r.binary(budget)
     else:
         digest = r.json(budget) or (r.chars(budget) if scan.lines <= _FEW_LINES
                                     else r.lines(budget))
-    if redact is not None:
-        text = redact(digest.text.encode("utf-8", "surrogatepass")).decode(
-            "utf-8", "surrogatepass")
-        if text != digest.text:
-            digest = Digest(text=text, form=digest.form, archive_id=digest.archive_id,
-                            omitted_lines=digest.omitted_lines, hits_shown=digest.hits_shown)
     return _hard_cap(digest, budget)
 
 

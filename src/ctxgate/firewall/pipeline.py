@@ -190,7 +190,7 @@ class OutputPipeline:
                 notes=tuple(self._redact(n) or "" for n in notes),
                 expand_tool=self.expand_tool, group_by_file=is_search_command(self.command),
             )
-            digest = build_digest(scan, ctx, self.policy, redact=self._redact_bytes())
+            digest = build_digest(scan, ctx, self.policy)  # scan and header are redacted
             text: str | None = digest.text
         elif streamed:
             text = None
@@ -220,15 +220,6 @@ class OutputPipeline:
         from ctxgate.archive.redact import redact_text
 
         return redact_text(text, self._redactor.patterns)[0]
-
-    def _redact_bytes(self):
-        """The last pass over the finished digest (its parts are redacted already)."""
-        if self._redactor is None:
-            return None
-        from ctxgate.archive.redact import redact_bytes
-
-        patterns = self._redactor.patterns
-        return lambda data: redact_bytes(data, patterns)[0]
 
 
 def _give_tokens(writer: Any, tokens: TokenCount) -> None:
