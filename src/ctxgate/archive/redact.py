@@ -119,6 +119,11 @@ class _Literals:
         self.neighbours = {a: tuple(b for b in self.literals if b != a and _overlap(a, b))
                            for a in self.literals}
         """Literals a leftmost-first match of the key could hide (they share bytes)."""
+        self.shadows = {a: tuple((b, d) for b in self.anchors if b != a
+                                 for d in range(len(a)) if _agree(a[d:], b))
+                        for a in self.anchors}
+        """``(anchor, offset)``: anchors that can start ``offset`` bytes into the key's match
+        (a leftmost-first search reports the key and skips them)."""
         self.automata: Any = None
         if USE_AUTOMATON:
             try:
@@ -150,7 +155,21 @@ class _Literals:
                 anchors = self.anchors
                 hits = [(anchors[i], s) for i, s, _ in
                         anchor_auto.find_matches_as_indexes(lower)]
+                hits += self._hidden(lower, hits)
             return present, hits
+        return self._find_slow(lower)
+
+    def _hidden(self, lower: bytes, hits: list[tuple[bytes, int]]) -> list[tuple[bytes, int]]:
+        """Anchors a leftmost-first match hid: those overlapping a found one, checked there."""
+        extra = []
+        shadows = self.shadows
+        for a, s in hits:
+            for b, d in shadows[a]:
+                if lower.startswith(b, s + d):
+                    extra.append((b, s + d))
+        return extra
+
+    def _find_slow(self, lower: bytes) -> tuple[set[bytes], list[tuple[bytes, int]]]:
         present = {lit for lit in self.literals if lit in lower}
         hits = []
         for a in self.anchors:
@@ -159,6 +178,12 @@ class _Literals:
                 hits.append((a, at))
                 at = lower.find(a, at + 1)
         return present, hits
+
+
+def _agree(tail: bytes, b: bytes) -> bool:
+    """Whether ``b`` can start where ``tail`` starts (they agree on their common length)."""
+    n = min(len(tail), len(b))
+    return tail[:n] == b[:n]
 
 
 def _overlap(a: bytes, b: bytes) -> bool:

@@ -151,10 +151,11 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
     ),
     SecretKind(
         name="aws_secret_key",
-        regex=(r"(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s{0,3}[=:]\s{0,3}"
+        regex=(r"secret_?(?:access_?)?key[\"']?\s{0,3}[=:]\s{0,3}"
                r"[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
-        secret="the 40-character value after the key name",
-        literals=("secret",),
+        secret="the 40-character value after the key name (aws_secret_access_key, "
+               "SecretAccessKey, secret_key)",
+        anchors=("secret",),
         fold_case=True,
         fake=lambda i: fake_secret("aws-secret", i, 40, _B64),
         contexts=("aws_secret_access_key = {s}", '        "SecretAccessKey": "{s}",',
@@ -317,11 +318,11 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
     ),
     SecretKind(
         name="authorization",
-        regex=(r"\b(?:proxy-)?authorization[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?:(?:bearer|"
+        regex=(r"authorization[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?:(?:bearer|"
                r"basic|token|digest|negotiate|apikey|api-key|sso-key|aws4-hmac-sha256|"
                r"key)[ \t]+)?(?P<secret>[^\s\"',;]{6,4096})"),
         secret="the credentials of an Authorization header (the scheme is kept)",
-        literals=("authorization",),
+        anchors=("authorization",),
         fold_case=True,
         check=token_shape,
         fake=lambda i: fake_secret("authz", i, 40),
@@ -330,18 +331,19 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
     ),
     SecretKind(
         name="bearer",
-        regex=r"\bbearer\s{1,3}(?P<secret>[A-Za-z0-9\-._~+/]{8,4096}={0,4})",
+        regex=r"(?<![A-Za-z0-9_\-])bearer\s{1,3}(?P<secret>[A-Za-z0-9\-._~+/]{8,4096}={0,4})",
         secret="the token after Bearer",
-        literals=("bearer",),
+        anchors=("bearer",),
         fold_case=True,
         fake=lambda i: fake_secret("bearer", i, 40, _URLSAFE),
         contexts=("token_type=Bearer {s}", "sending Bearer {s} to upstream"),
     ),
     SecretKind(
         name="basic_auth",
-        regex=r"\bbasic[ \t]{1,3}(?P<secret>[A-Za-z0-9+/]{6,1000}={0,2})(?![A-Za-z0-9+/=])",
+        regex=(r"(?<![A-Za-z0-9_\-])basic[ \t]{1,3}(?P<secret>[A-Za-z0-9+/]{6,1000}={0,2})"
+               r"(?![A-Za-z0-9+/=])"),
         secret="the base64 user:password after Basic (only if it decodes to one)",
-        literals=("basic",),
+        anchors=("basic",),
         fold_case=True,
         check=basic_auth_ok,
         fake=lambda i: _b64(f"fakeuser{i}:{fake_secret('basic', i, 16)}"),
@@ -375,7 +377,7 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
         secret="the value assigned to a credential name (password, *_PASSWORD, SECRET_KEY, "
                "API_KEY, client_secret, *_TOKEN, ...) in shell, .env, YAML, TOML, JSON (quotes "
                "kept); labelled password or secret",
-        anchors=tuple(w + t for w in _WORDS for t in ("=", ":", '"', "'", " =", " :", "\\")),
+        anchors=tuple(w + t for w in _WORDS for t in ("=", ":", '":', "':", " =", "\\")),
         fold_case=True,
         resolve=resolve_assignment,
         fake=lambda i: fake_secret("assign", i, 20, _ALNUM + "!#%^"),
@@ -387,7 +389,7 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
                   '"api_key": "{s}",', 'MY_API_KEY="{s}"', "x-api-key: {s}",
                   "aws_session_token = {s}", '"SessionToken": "{s}",',
                   "declare -x GITHUB_TOKEN=\"{s}\"", "token = '{s}'",
-                  "{{'password': '{s}'}}", 'password => "{s}"', "apiKey := \"{s}\""),
+                  "{{'password': '{s}'}}", 'password => "{s}"', "apiKey = \"{s}\""),
     ),
     SecretKind(
         name="credential_flag",
