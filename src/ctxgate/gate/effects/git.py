@@ -162,4 +162,12 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
     if sub in ("stash", "branch", "tag", "remote", "config", "worktree", "notes", "reflog",
                "lfs", "submodule", "bisect") and not words:
         return  # listing
+    if words and (sub, words[0]) in {("stash", "list"), ("stash", "show"), ("remote", "show"),
+                           ("remote", "get-url"), ("worktree", "list"), ("notes", "show"),
+                           ("notes", "list"), ("reflog", "show"), ("submodule", "status"),
+                           ("lfs", "ls-files"), ("lfs", "status"), ("bisect", "log")}:
+        return
+    if sub == "config" and (len(words) == 1 or _has(rest, "--get", "--get-all", "--list", "-l",
+                                                    "--get-regexp")):
+        return
     a.add(RECOVERABLE, f"`git {sub}` changes the repository in a way the reflog can undo")

@@ -148,6 +148,10 @@ def classify_path(path: str, action: Action, *, cwd: str) -> PathEffect:
         return PathEffect(effect=recoverable,
                           evidence=f"{verb} {path}: a new directory or file (or a new time "
                                    "stamp), nothing is replaced")
+    if ".git" in full.split(os.sep):
+        return PathEffect(effect=irreversible,
+                          evidence=f"{verb} {path}: the repository itself (inside a .git "
+                                   "directory)")
     top = git_toplevel(_existing_dir(full))
     if top is None:
         return PathEffect(effect=irreversible,

@@ -138,9 +138,16 @@ def _url_basename(args: tuple[str, ...]) -> list[str]:
 def _curl(a, seg) -> None:
     args = seg.args
     if seg.program == "wget":
-        outs = _option_value(args, ("-O",), ("--output-document",))
-        if not outs and not any(x.startswith(("-O", "--output-document")) for x in args) \
-                and not seg.has_option("--spider"):
+        outs = _option_value(args, (), ("--output-document",))
+        named = bool(outs) or any(x.startswith("--output-document") for x in args)
+        for k, x in enumerate(args):
+            m = re.fullmatch(r"-[a-zA-Z]*O(.*)", x)
+            if m and not x.startswith("--"):
+                named = True
+                value = m.group(1) or (args[k + 1] if k + 1 < len(args) else "")
+                if value and value != "-":
+                    outs.append(value)
+        if not named and not seg.has_option("--spider"):
             outs = _url_basename(args)
         for p in outs:
             a.path(f"`wget` saves to {p}", p, "overwrite")

@@ -149,25 +149,35 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
 def _reads_stdin(seg) -> tuple[bool, bool]:
     """``(has_c, reads_stdin)`` of an interpreter segment."""
     args = seg.args
+    s_flag = False
     for k, arg in enumerate(args):
         if arg == "--":
-            return False, k + 1 >= len(args)
+            return False, s_flag or k + 1 >= len(args)
         if arg in ("-", "/dev/stdin"):
             return False, True
         if arg.startswith("-") and not arg.startswith("--"):
             if seg.program in _SHELLS and "c" in arg[1:]:
                 return True, False
+            if seg.program in _SHELLS and "s" in arg[1:]:
+                s_flag = True
             if seg.program not in _SHELLS and arg[1:2] in ("c", "e", "E", "r"):
                 return True, False
             continue
         if arg.startswith("--"):
             continue
-        return False, False  # a script file operand
+        return False, s_flag  # a script file operand (with -s: arguments, stdin runs)
     return False, True
 
 
 def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
     raw = seg.raw
+    if seg.program in ("perl", "ruby") and any(
+            x.startswith("-") and not x.startswith(("--", "-e", "-E")) and "i" in x[1:]
+            for x in seg.args):
+        from ctxgate.gate.effects.programs import program_rule
+
+        program_rule(a, seg)  # perl -pi -e …: an in-place edit of the named files
+        return
     fetched = any(d in raw for d in _DOWNLOADERS if d in ("curl", "wget")) and \
         any(mark in raw for mark in ("$(", "<(", "`"))
     if fetched:
