@@ -151,7 +151,8 @@ class GatePolicy:
     request, a recoverable or read-only one does not."""
     tool_rules: dict[str, ToolRule] = field(default_factory=dict)
     """Per tool-name glob pattern (``send_*``, ``mcp__github__*``): an effect class and/or
-    thresholds. The exact name wins, then the longest matching pattern."""
+    thresholds, as ``[gate.tool_rules."send_*"]`` tables in the TOML file. The exact name
+    wins, then the longest matching pattern."""
     trusted_mcp_servers: tuple[str, ...] = ()
     """MCP servers whose annotations may lower caution (``readOnlyHint`` → read-only);
     any server's annotations may raise it."""
