@@ -14,7 +14,7 @@ from ctxgate.gate.effects.annotations import (
 )
 from ctxgate.gate.effects.model import EffectClass
 
-RO, R, I, X = (EffectClass.READ_ONLY, EffectClass.LOCAL_RECOVERABLE,
+RO, R, IRR, X = (EffectClass.READ_ONLY, EffectClass.LOCAL_RECOVERABLE,
                EffectClass.LOCAL_IRREVERSIBLE, EffectClass.EXTERNAL)
 
 
@@ -26,8 +26,8 @@ def info(**hints):
     ({"readOnlyHint": True}, True, RO),
     ({"readOnlyHint": True}, False, None),  # a claim that lowers caution: trusted servers only
     ({"readOnlyHint": False}, False, X),  # spec defaults: destructive, open world
-    ({"readOnlyHint": False, "openWorldHint": False}, False, I),
-    ({"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}, True, I),
+    ({"readOnlyHint": False, "openWorldHint": False}, False, IRR),
+    ({"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}, True, IRR),
     ({"readOnlyHint": False, "destructiveHint": False, "openWorldHint": True}, False, X),
     ({"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}, True, R),
     ({"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}, False, None),

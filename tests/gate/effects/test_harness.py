@@ -9,7 +9,7 @@ import pytest
 from ctxgate.gate.effects.harness import harness_effect, shell_text
 from ctxgate.gate.effects.model import EffectClass, EffectSource
 
-RO, R, I = EffectClass.READ_ONLY, EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE
+RO, R, IRR = EffectClass.READ_ONLY, EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE
 
 
 @pytest.mark.parametrize("tool", ["Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch",
@@ -22,15 +22,15 @@ def test_read_tools(repo: Path, tool: str) -> None:
 @pytest.mark.parametrize(("tool", "args", "expected", "words"), [
     ("Write", {"file_path": "src/app.py", "content": "x"}, R, "tracked by git"),
     ("Write", {"file_path": "src/new.py", "content": "x"}, R, "creates a new file"),
-    ("Write", {"file_path": "scratch.txt", "content": "x"}, I, "untracked existing"),
-    ("Write", {"file_path": "~/.bashrc", "content": "x"}, I, "dotfile"),
-    ("Write", {"file_path": "~/.ssh/authorized_keys", "content": "x"}, I, "dotfile"),
+    ("Write", {"file_path": "scratch.txt", "content": "x"}, IRR, "untracked existing"),
+    ("Write", {"file_path": "~/.bashrc", "content": "x"}, IRR, "dotfile"),
+    ("Write", {"file_path": "~/.ssh/authorized_keys", "content": "x"}, IRR, "dotfile"),
     ("Edit", {"file_path": "src/app.py", "old_string": "a", "new_string": "b"}, R, "tracked"),
     ("Edit", {"file_path": "scratch.txt", "old_string": "a", "new_string": "b"}, R, "partial"),
-    ("Edit", {"file_path": "~/.bashrc", "old_string": "a", "new_string": "b"}, I, "dotfile"),
+    ("Edit", {"file_path": "~/.bashrc", "old_string": "a", "new_string": "b"}, IRR, "dotfile"),
     ("MultiEdit", {"file_path": "src/app.py", "edits": []}, R, "tracked"),
-    ("NotebookEdit", {"notebook_path": "~/.config/x.ipynb", "new_source": ""}, I, "dotfile"),
-    ("Write", {"content": "x"}, I, "without a file_path"),
+    ("NotebookEdit", {"notebook_path": "~/.config/x.ipynb", "new_source": ""}, IRR, "dotfile"),
+    ("Write", {"content": "x"}, IRR, "without a file_path"),
 ])
 def test_write_tools_follow_the_path_rules(repo: Path, tool, args, expected, words) -> None:
     e = harness_effect(tool, args, cwd=str(repo))
@@ -40,7 +40,7 @@ def test_write_tools_follow_the_path_rules(repo: Path, tool, args, expected, wor
 
 def test_write_outside_the_repository(outside: Path) -> None:
     e = harness_effect("Write", {"file_path": "data.txt", "content": ""}, cwd=str(outside))
-    assert e is not None and e.effect is I and "outside any git working tree" in e.evidence
+    assert e is not None and e.effect is IRR and "outside any git working tree" in e.evidence
 
 
 @pytest.mark.parametrize(("tool", "args"), [
@@ -58,7 +58,7 @@ def test_shell_tools_go_to_the_shell_parser(repo: Path, tool, args) -> None:
 def test_codex_workdir_moves_the_paths(repo: Path, outside: Path) -> None:
     e = harness_effect("exec_command", {"cmd": "rm data.txt", "workdir": str(outside)},
                        cwd=str(repo))
-    assert e is not None and e.effect is I and "outside" in e.evidence
+    assert e is not None and e.effect is IRR and "outside" in e.evidence
     assert shell_text({"command": ["ls", "-la"]}) == "ls -la"
     assert shell_text({"nothing": 1}) is None
 
@@ -77,9 +77,9 @@ PATCH = """*** Begin Patch
 @pytest.mark.parametrize(("extra", "expected", "words"), [
     ("", R, "tracked"),
     ("*** Delete File: README.md\n", R, "tracked and unmodified"),
-    ("*** Delete File: src/dirty.py\n", I, "uncommitted changes"),
-    ("*** Add File: scratch.txt\n+y\n", I, "untracked existing"),
-    ("*** Update File: ~/.bashrc\n@@\n+x\n", I, "dotfile"),
+    ("*** Delete File: src/dirty.py\n", IRR, "uncommitted changes"),
+    ("*** Add File: scratch.txt\n+y\n", IRR, "untracked existing"),
+    ("*** Update File: ~/.bashrc\n@@\n+x\n", IRR, "dotfile"),
 ])
 def test_apply_patch_headers(repo: Path, extra: str, expected, words: str) -> None:
     e = harness_effect("apply_patch", {"input": PATCH.format(extra=extra)}, cwd=str(repo))
@@ -90,7 +90,7 @@ def test_apply_patch_headers(repo: Path, extra: str, expected, words: str) -> No
 
 def test_apply_patch_without_headers_is_not_trusted(repo: Path) -> None:
     e = harness_effect("apply_patch", {"input": "garbage"}, cwd=str(repo))
-    assert e is not None and e.effect is I
+    assert e is not None and e.effect is IRR
     e = harness_effect("apply_patch", {"command": ["apply_patch", PATCH.format(extra="")]},
                        cwd=str(repo))
     assert e is not None and e.effect is R
