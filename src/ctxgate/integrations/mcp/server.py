@@ -100,11 +100,14 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
         types.Tool(name=RUN_TOOL, description=(
             "Run a shell command. Large output comes back as a digest plus an archive id; "
             "dataset commands (sqlite3, psql, jq, gh --json) come back whole."),
-            input_schema=RUN_SCHEMA),
+            input_schema=RUN_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                              open_world_hint=True)),
         types.Tool(name=EXPAND_TOOL, description=(
             "Read an archived output by id: lines A:B, head/tail N, grep REGEX (+context), "
             "bytes OFFSET:LENGTH, json POINTER or keys. The view is bounded and says how to get "
-            "the next page."), input_schema=EXPAND_SCHEMA),
+            "the next page."), input_schema=EXPAND_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False)),
     ]
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
