@@ -29,6 +29,9 @@ def check(
         "--backend", help="Decision backend: local, openai, structured, or module:factory.")] = None,
     ask: Annotated[bool, typer.Option(
         "--ask", help="On a deny, ask on the terminal whether to run this exact call once.")] = False,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Also print the rule that decided, the model's answers, and for a "
+        "fast-path allow whether it would run sandboxed on this machine.")] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Judge one tool call: exit 0 allow, 1 deny, 2 usage error.
@@ -74,12 +77,36 @@ def check(
                     approver=approver)
     verdict = gate.decide_sync(ToolCall(tool=tool, arguments=arguments),
                                user_request=request, conversation=conversation)
+    lines = _explain(verdict) if explain else {}
     if json_out:
-        typer.echo(json.dumps(verdict.to_dict(), ensure_ascii=False))
+        record = verdict.to_dict()
+        if explain:
+            record["explain"] = lines
+        typer.echo(json.dumps(record, ensure_ascii=False))
     else:
         typer.echo(f"{verdict.outcome}: {verdict.reason}")
+        for key, value in lines.items():
+            typer.echo(f"  {key}: {value}")
     if not verdict.allowed:
         raise typer.Exit(1)
+
+
+def _explain(verdict) -> dict[str, str]:
+    """What ``--explain`` adds: the rule, the answers, and the sandbox for fast-path allows."""
+    from ctxgate.gate.verdict import CODES
+
+    out = {"rule": f"{verdict.code} ({CODES.get(verdict.code, 'unknown code')})"}
+    if verdict.probabilities:
+        out["answers"] = " ".join(f"{k}={v:.2f}" for k, v in verdict.probabilities.items())
+    if verdict.model_id:
+        out["model"] = verdict.model_id
+    out["latency"] = f"{verdict.latency_ms:.1f} ms"
+    if verdict.allowed and verdict.fast_path:
+        from ctxgate.cli.doctor import sandbox_sentence
+        from ctxgate.sandbox import detect
+
+        out["sandbox"] = sandbox_sentence(detect())
+    return out
 
 
 @gate_app.command("log")
