@@ -17,8 +17,9 @@ command, so it imports only the standard library and never ctxgate itself. MECHA
 ``landlock``
     A Landlock ruleset that handles every write right the running kernel knows and grants
     none except writing ``/dev/null``, ``/dev/zero``, ``/dev/full``, ``/dev/tty`` and the
-    terminals under ``/dev/pts``; reads and execution are not restricted. Root loses its
-    capabilities as above.
+    terminals under ``/dev/pts``; reads and execution are not restricted. Landlock has no
+    right for metadata, so a seccomp filter refuses chmod, chown, utimes and xattr changes
+    (EROFS; x86_64 and aarch64). Root loses its capabilities as above.
 
 In both, ``no_new_privs`` is set, so no set-uid program can regain privileges. The process
 tree is: this script (outside, waits and passes the exit status on) -> a namespace init
@@ -279,9 +280,53 @@ def apply_landlock() -> None:
     os.close(ruleset)
 
 
+# Landlock has no right for changing metadata: chmod, chown, utimes and xattrs are refused
+# with a seccomp filter instead (EROFS, as on a read-only mount).
+_METADATA_SYSCALLS = {
+    0xC000003E: ("x86_64", (90, 91, 268, 452, 92, 93, 94, 260, 132, 235, 280, 261, 188, 189,
+                            190, 197, 198, 199, 463, 466)),
+    0xC00000B7: ("aarch64", (52, 53, 452, 54, 55, 88, 5, 6, 7, 14, 15, 16, 463, 466)),
+}
+"""Per audit arch: chmod fchmod fchmodat fchmodat2 chown fchown lchown fchownat utime utimes
+utimensat futimesat setxattr lsetxattr fsetxattr removexattr lremovexattr fremovexattr
+setxattrat removexattrat (the numbers each arch has)."""
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+SECCOMP_RET_ALLOW = 0x7FFF0000
+SECCOMP_RET_ERRNO = 0x00050000
+EROFS = 30
+
+
+def apply_metadata_filter() -> None:
+    """Refuse metadata-changing syscalls (needs no_new_privs, set by drop_privileges)."""
+    arch = _AUDIT_ARCH.get(os.uname().machine)
+    if arch is None:
+        raise SetupError(f"no metadata filter for architecture {os.uname().machine}: "
+                         "chmod/chown/utimes would not be blocked")
+    deny = SECCOMP_RET_ERRNO | EROFS
+    numbers = _METADATA_SYSCALLS[arch][1]
+    prog: list[tuple[int, int, int, int]] = [
+        (0x20, 0, 0, 4),  # ld arch
+        (0x15, 1, 0, arch),  # jeq arch: skip the deny
+        (0x06, 0, 0, deny),  # another ABI (ia32, x32 ...): refuse everything
+        (0x20, 0, 0, 0),  # ld nr
+        (0x35, len(numbers) + 1, 0, 0x40000000),  # jge x32 bit: deny
+    ]
+    for k, nr in enumerate(numbers):
+        prog.append((0x15, len(numbers) - k, 0, nr))  # jeq nr: jump to the deny at the end
+    prog += [(0x06, 0, 0, SECCOMP_RET_ALLOW), (0x06, 0, 0, deny)]
+    raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+    filters = ctypes.create_string_buffer(raw, len(raw))
+    fprog = struct.pack("HP", len(prog), ctypes.addressof(filters))
+    fbuf = ctypes.create_string_buffer(fprog, len(fprog))
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, fbuf, 0, 0), "seccomp filter")
+
+
 def run_landlock(argv: list[str]) -> int:
     try:
         apply_landlock()
+        apply_metadata_filter()
     except (SetupError, OSError) as exc:
         sys.stderr.write(f"ctxgate sandbox: landlock setup failed: {exc}; the command was not "
                          "run\n")

@@ -142,7 +142,7 @@ def _check_bwrap() -> MechanismStatus:
     if exe is None:
         return MechanismStatus("bwrap", False, "bwrap is not installed (Debian/Ubuntu: apt-get "
                                "install bubblewrap)")
-    failed = _probe(bwrap_argv(exe, os.getcwd(), ["true"]))
+    failed = _probe(bwrap_argv(exe, None, ["true"]))
     if failed:
         return MechanismStatus("bwrap", False, f"{exe} cannot create its namespaces: {failed}")
     return MechanismStatus("bwrap", True, f"{exe}: read-only bind of /, private /dev and /proc")

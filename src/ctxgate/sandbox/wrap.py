@@ -45,12 +45,14 @@ _MACOS_PROFILE = """(version 1)
 """sandbox-exec profile: everything allowed but writing files (devices above excepted)."""
 
 
-def bwrap_argv(exe: str, cwd: str, argv: Sequence[str]) -> list[str]:
+def bwrap_argv(exe: str, cwd: str | None, argv: Sequence[str]) -> list[str]:
     """bwrap: / bound read-only, a private /dev (device nodes only) and a /proc of a new PID
     namespace (so /proc/PID/cwd of a process outside cannot reach a writable mount). The
-    network is shared: the sandbox stops file writes, not writes through sockets."""
+    network is shared: the sandbox stops file writes, not writes through sockets. Without
+    ``cwd`` bwrap keeps the directory it was started in."""
+    chdir = ["--chdir", os.path.abspath(cwd)] if cwd is not None else []
     return [exe, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--proc", "/proc",
-            "--die-with-parent", "--chdir", cwd, "--", *argv]
+            "--die-with-parent", *chdir, "--", *argv]
 
 
 def sandbox_exec_argv(exe: str, argv: Sequence[str]) -> list[str]:
@@ -60,14 +62,17 @@ def sandbox_exec_argv(exe: str, argv: Sequence[str]) -> list[str]:
 
 
 def sandbox_argv(mechanism: str, argv: Sequence[str], *, cwd: str | None = None) -> list[str]:
-    """The argv that runs ``argv`` under ``mechanism`` (a name from :func:`detect`)."""
+    """The argv that runs ``argv`` under ``mechanism`` (a name from :func:`detect`).
+
+    The sandboxed command starts in the directory the returned argv is started in, or in
+    ``cwd`` when given (bwrap changes to it itself).
+    """
     import shutil
 
     from ctxgate.sandbox.detect import ENTER_SCRIPT
 
-    here = os.path.abspath(cwd or os.getcwd())
     if mechanism == "bwrap":
-        return bwrap_argv(shutil.which("bwrap") or "bwrap", here, argv)
+        return bwrap_argv(shutil.which("bwrap") or "bwrap", cwd, argv)
     if mechanism in ("namespace", "landlock"):
         return [sys.executable, "-I", "-S", str(ENTER_SCRIPT), mechanism, "--", *argv]
     if mechanism == "sandbox-exec":
