@@ -310,3 +310,15 @@ def test_unprivileged_user_cannot_write_either(mechanism: str, nobody_tree: Path
     reads = subprocess.run(as_nobody([*argv[:-1], "cat f; id -u"]), cwd=nobody_tree,
                            capture_output=True, timeout=60)
     assert reads.stdout == f"hello\n{NOBODY}\n".encode(), reads.stderr
+
+
+def test_cli_run_sandboxed_timeout_stops_the_command(mechanism: str, tree: dict[str, Path],
+                                                     clean_environ: Path) -> None:
+    import time
+
+    started = time.monotonic()
+    proc = ctxgate_run(tree, clean_environ, "--sandbox", "read-only", "--timeout", "1", "--",
+                       "sleep", "30", mechanisms=mechanism)
+    assert proc.returncode == 124
+    assert time.monotonic() - started < 15
+    assert "stopped after the 1 s timeout" in proc.stderr.decode()
