@@ -97,7 +97,7 @@ def pre_tool_use(
         check_shell_command(payload.tool, payload.tool_input)  # null/empty/huge: block
     conversation = read_transcript(payload.transcript_path) if payload.transcript_path else None
     call = ToolCall(tool=gate_tool_name(payload.tool), arguments=payload.tool_input,
-                    call_id=payload.tool_use_id)
+                    call_id=payload.tool_use_id, cwd=payload.cwd)
     verdict = decide(call, conversation=conversation)
     if not verdict.allowed:
         out = {"hookSpecificOutput": {
