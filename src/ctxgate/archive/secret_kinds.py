@@ -373,7 +373,7 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
     ),
     SecretKind(
         name="credential_assignment",
-        regex=_KW + r"(?P<nq>\\?[\"']?)(?P<sep>[ \t]{0,3}(?::=|=>|[:=]))",
+        regex=_KW + r"(?P<nq>\\?[\"']?)(?P<sep>[ \t]{0,3}(?::=|=>|[:=]))[ \t]{0,8}",
         secret="the value assigned to a credential name (password, *_PASSWORD, SECRET_KEY, "
                "API_KEY, client_secret, *_TOKEN, ...) in shell, .env, YAML, TOML, JSON (quotes "
                "kept); labelled password or secret",
