@@ -68,8 +68,8 @@ def credential_kind(name: bytes) -> str | None:
     if not words:
         return None
     last = words[-1]
-    if last.endswith(_PASSWORD_ENDINGS):
-        return "password"
+    if last.endswith(_PASSWORD_ENDINGS) or name.lower().endswith(_PASSWORD_ENDINGS):
+        return "password"  # DB_PASSWORD, PGPASSWORD, PassWord
     if last == b"pass" and len(words) >= 2:  # DB_PASS, smtpPass; not `pass: 3`
         return "password"
     if last == b"pwd":
