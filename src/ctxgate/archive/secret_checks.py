@@ -68,8 +68,8 @@ def credential_kind(name: bytes) -> str | None:
     if not words:
         return None
     last = words[-1]
-    if last.endswith(_PASSWORD_ENDINGS):
-        return "password"
+    if last.endswith(_PASSWORD_ENDINGS) or name.lower().endswith(_PASSWORD_ENDINGS):
+        return "password"  # DB_PASSWORD, PGPASSWORD, PassWord
     if last == b"pass" and len(words) >= 2:  # DB_PASS, smtpPass; not `pass: 3`
         return "password"
     if last == b"pwd":
@@ -131,33 +131,26 @@ def _parse_value(buf: bytes, i: int, json_like: bool) -> tuple[int, int, int, bo
     return (i, m.end(), m.end(), json_like) if m else None
 
 
-_SEP_SPACE = b" \t"
-
-
 def resolve_assignment(m: re.Match[bytes], buf: bytes) -> Found | None:
     """``NAME=value``, ``NAME: value``, ``"name": "value"`` (quotes kept), ``name := v``.
 
     The match covers the keyword, the name's closing quote and the separator; the full name
     is read back from the match start and must name a credential (:func:`credential_kind`).
     """
-    start = _name_before(buf, m.start())
-    name = buf[start:m.start("kw")] + m.group("kw")
-    kind = credential_kind(name)
-    if kind is None:
-        return None
-    i = m.end()
-    while i < len(buf) and buf[i] in _SEP_SPACE:
-        i += 1
-    quoted_name = m.group("nq") == b'"'
-    json_like = quoted_name and b":" in m.group("sep")
-    parsed = _parse_value(buf, i, json_like)
+    # the cheap rejections first: most anchors in code (`token=f(x)`, `key: 3`) end here
+    secretish = m.group("kw")[:1] not in b"pP"  # token / key / secret: never a password
+    json_like = m.group("nq") == b'"' and b":" in m.group("sep")
+    parsed = _parse_value(buf, m.end(), json_like)
     if parsed is None:
         return None
     s, e, end, bare_json = parsed
     value = buf[s:e]
-    if kind == "secret" and e == end and _CODE.search(value):
-        return None  # `token=f(x)` in code, not a token: a bare token has no brackets
-    if not _plain_value(value, kind, name):
+    if secretish and (len(value) < 8 or (e == end and _CODE.search(value))):
+        return None  # a bare token has no brackets: `token=f(x)` is code
+    start = _name_before(buf, m.start())
+    name = buf[start:m.start("kw")] + m.group("kw")
+    kind = credential_kind(name)
+    if kind is None or not _plain_value(value, kind, name):
         return None
     return Found(end=end, spans=((s, e, bare_json),), kind=kind)
 

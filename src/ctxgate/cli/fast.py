@@ -94,7 +94,7 @@ RUN_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
     "inline": (("--inline",), None), "explain": (("--explain",), None),
     "tool": (("--tool",), str), "timeout": (("--timeout",), float),
     "separate_stderr": (("--separate-stderr",), None), "session": (("--session",), str),
-    "min_tokens": (("--min-tokens",), int),
+    "min_tokens": (("--min-tokens",), int), "sandbox": (("--sandbox",), str),
 }
 """The options of ``ctxgate run``, for the argparse twin (a test keeps them in step)."""
 
@@ -124,7 +124,7 @@ def run_main(argv: list[str]) -> int:
         return execute_run(command, shell=ns.shell, raw=ns.raw, inline=ns.inline,
                            explain=ns.explain, tool=ns.tool, timeout=ns.timeout,
                            separate_stderr=ns.separate_stderr, session=ns.session,
-                           min_tokens=ns.min_tokens)
+                           min_tokens=ns.min_tokens, sandbox=ns.sandbox)
     except CtxgateError as exc:
         print(f"ctxgate: {type(exc).__name__}: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -133,7 +133,8 @@ def run_main(argv: list[str]) -> int:
 def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
                 inline: bool = False, explain: bool = False, tool: str = "shell",
                 timeout: float | None = None, separate_stderr: bool = False,
-                session: str | None = None, min_tokens: int | None = None) -> int:
+                session: str | None = None, min_tokens: int | None = None,
+                sandbox: str | None = None) -> int:
     """The body of ``ctxgate run`` (both front ends): run, print, return the exit code."""
     import sys
 
@@ -149,6 +150,7 @@ def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
             tool=tool, raw=raw, inline=inline, timeout=timeout,
             separate_stderr=separate_stderr, session_id=session,
             stdin=None,  # inherited: `cat x.json | ctxgate run -- jq .` works
+            sandbox=sandbox,
         )
     finally:
         archive.close()
