@@ -18,8 +18,9 @@ How it decides:
 2. **Where?** A state-changing call is ``external`` (sends, pays, publishes, invites, shares
    outside the machine — every training API is remote) unless its arguments are local paths
    and nothing points outside the machine (no URL, e-mail, recipient, amount, remote verb):
-   then ``local_irreversible`` when the name deletes, overwrites, moves or edits, else
-   ``local_recoverable``. This second step is a rule, not learned: no public labelled set of
+   then ``local_irreversible`` when the name deletes, overwrites or truncates, else
+   ``local_recoverable`` (a write, edit or move; the harness and shell rules, which see the
+   filesystem and git, decide those more precisely). This second step is a rule, not learned: no public labelled set of
    local tools was large enough to learn it from, and its evidence says which words fired.
 
 :func:`p_destructive` gives the score the local decision model uses for non-shell calls.
@@ -78,8 +79,9 @@ SEND_VERBS = frozenset(
     "send invite share publish transfer pay book order message notify email mail reply "
     "forward deploy tweet broadcast sms call dm charge refund withdraw deposit donate "
     "purchase buy sell checkout release announce".split())
-LOCAL_EDIT_VERBS = DELETE_VERBS | frozenset("write overwrite move rename edit replace "
-                                            "truncate patch".split())
+LOCAL_LOSS_VERBS = DELETE_VERBS | frozenset("overwrite truncate shred format".split())
+"""Verbs that lose local data for good; a plain write, edit or move is recoverable by default
+(the harness and shell rules, which see the filesystem and git, decide more precisely)."""
 _PATH_ARGS = frozenset("path paths file files filename filepath file_path directory dir "
                        "dirname folder source destination src dst dest target cwd "
                        "notebook_path old_path new_path".split())
@@ -248,10 +250,12 @@ def _where(tool: str, arguments: Mapping[str, Any], feats: list[float]) -> tuple
     remote = (named["arg_remote"] or named["value_email"] or named["value_url"]
               or named["arg_amount"] or named["name_send_verb"])
     if named["arg_path"] and not remote:
-        verbs = sorted(set(name_words(tool)) & LOCAL_EDIT_VERBS)
+        verbs = sorted(set(name_words(tool)) & LOCAL_LOSS_VERBS)
         if verbs:
             return EffectClass.LOCAL_IRREVERSIBLE, f"local path argument, name says {verbs[0]!r}"
         return EffectClass.LOCAL_RECOVERABLE, "local path argument, no deleting verb"
+        # (write/edit/move of a local path: recoverable unless a rule with the filesystem
+        # and git says otherwise)
     fired = [k for k in ("name_send_verb", "value_email", "value_url", "arg_amount",
                          "arg_remote") if named[k]]
     return EffectClass.EXTERNAL, ("remote: " + ", ".join(fired) if fired
