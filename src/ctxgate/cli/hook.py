@@ -112,9 +112,9 @@ def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
     policy = config.gate
     audit = None
     if policy.audit:
-        from ctxgate.gate.audit import AuditLog
+        from ctxgate.gate.audit import open_audit_log
 
-        audit = AuditLog.in_home(config.home)
+        audit = open_audit_log(config.home)  # unusable: decide anyway, record nothing
     gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit)
     return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve)
 
