@@ -64,6 +64,11 @@ def diagnose_sqlite(exc: BaseException, path: Path) -> StoreFailure:
         return StoreFailure(
             why=f"the disk holding {home} is full",
             fix=f"free disk space or run 'ctxgate archive purge --older-than 1d', {elsewhere}")
+    if "disk i/o error" in text:
+        return StoreFailure(
+            why=f"writing {name} failed with a disk I/O error (disk full or failing, or a "
+                "file size limit)",
+            fix=f"free disk space or check the disk and 'ulimit -f', {elsewhere}")
     if code == errno.ENOTDIR or (code == errno.ENOENT and not _dir_can_exist(home)):
         return StoreFailure(why=f"{home} cannot be created (a parent is not a directory)",
                             fix=f"set CTXGATE_HOME to a writable directory (now {home})")

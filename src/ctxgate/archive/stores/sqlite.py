@@ -183,10 +183,16 @@ class SQLiteStore:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._rollback()  # SQLite may have rolled back already (SQLITE_FULL)
                 raise
-            self._conn.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        """Roll back if a transaction is still open, never masking the error that got here."""
+        if self._conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
