@@ -254,3 +254,18 @@ def test_a_corrupt_audit_file_does_not_deny(tmp_path: Path) -> None:
     proc = State(home).run("gate", "check", "--tool", "bash", "--args", '{"command": "ls"}')
     assert proc.returncode == 0 and proc.stdout.decode().startswith("allow: ")
     assert proc.stderr.decode().count("gate decisions are not recorded") == 1
+
+
+def test_hook_post_digests_a_large_output_even_with_a_broken_archive(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "archive.db").write_bytes(os.urandom(10_000))
+    output = "".join(f"line {i} of a long build log\n" for i in range(20_000))
+    proc = State(home).run("hook", "post", stdin=json.dumps({
+        "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "make"},
+        "tool_response": {"stdout": output, "stderr": "", "interrupted": False},
+        "session_id": "s", "tool_use_id": "t"}).encode())
+    assert proc.returncode in (0, 2), proc.stderr  # the harness shows the digest, not 500 KB
+    shown = proc.stdout.decode() + proc.stderr.decode()
+    assert "[not archived (archive.db is not a SQLite database" in shown
+    assert len(shown.encode()) < 20_000

@@ -154,7 +154,7 @@ def post(
 def _post():
     import functools
 
-    from ctxgate.archive import Archive
+    from ctxgate.archive.failure import open_archive
     from ctxgate.cli._options import build_config
     from ctxgate.firewall.pipeline import firewall
     from ctxgate.integrations.hooks.handlers import post_tool_use
@@ -162,7 +162,8 @@ def _post():
 
     payload = parse_payload(sys.stdin.buffer.read(), expect="PostToolUse")
     config = build_config()
-    with Archive.open(config.home, config.archive) as archive:
+    archive, _ = open_archive(config.home, config.archive)  # broken: digested, not archived
+    with archive:
         fw = functools.partial(firewall, archive=archive, policy=config.firewall)
         return post_tool_use(payload, firewall=fw)
 
