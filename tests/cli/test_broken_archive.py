@@ -269,3 +269,17 @@ def test_hook_post_digests_a_large_output_even_with_a_broken_archive(tmp_path: P
     shown = proc.stdout.decode() + proc.stderr.decode()
     assert "[not archived (archive.db is not a SQLite database" in shown
     assert len(shown.encode()) < 20_000
+
+
+def test_an_unreachable_redis_archive_runs_the_command(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    side = tmp_path / "side"
+    env = dict(_env(home), CTXGATE_ARCHIVE__BACKEND="redis",
+               CTXGATE_ARCHIVE__REDIS_URL="redis://127.0.0.1:1/0")  # nothing listens on port 1
+    proc = subprocess.run([sys.executable, "-m", "ctxgate", "run", "-c",
+                           COMMAND.format(side=side)], capture_output=True, env=env, timeout=60)
+    assert proc.returncode == 3 and side.read_text() == "ran\n"
+    out = proc.stdout.decode()
+    assert len(proc.stdout) <= DIGEST_MAX_BYTES + 1
+    assert "[not archived (the Redis archive failed to connect (ConnectionError: " in out
+    assert "fix: check that the server answers (redis-cli ping)" in out

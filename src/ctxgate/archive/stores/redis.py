@@ -201,7 +201,9 @@ class RedisStore:
         try:
             return cls(client, prefix=prefix)
         except StoreUnavailable as exc:
-            raise StoreUnavailable(f"{exc} (archive.redis_url = {_safe_url(url)!r})") from exc
+            where = f"archive.redis_url = {_safe_url(url)!r}"
+            raise StoreUnavailable(f"{exc} ({where})", why=f"{exc.why} ({where})",
+                                   fix=exc.fix) from exc
 
     @contextmanager
     def _mapped(self, what: str) -> Iterator[None]:
@@ -210,9 +212,9 @@ class RedisStore:
         try:
             yield
         except redis.RedisError as exc:
-            raise StoreUnavailable(
-                f"the Redis archive failed to {what}: {type(exc).__name__}: {exc}; check that "
-                "the server answers (redis-cli ping) or use archive.backend = 'sqlite'") from exc
+            why = f"the Redis archive failed to {what} ({type(exc).__name__}: {exc})"
+            fix = "check that the server answers (redis-cli ping), or use archive.backend = 'sqlite'"
+            raise StoreUnavailable(f"{why}; {fix}", why=why, fix=fix) from exc
 
     def _k(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
