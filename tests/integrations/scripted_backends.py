@@ -58,6 +58,28 @@ def tool_judge(policy):
     return FunctionDecisionModel(fn=fn, model_id="tool-judge")
 
 
+def calm(policy):
+    """A model that finds nothing destructive and nothing requested (d=0.05, r=0.1), like the
+    heads on the calls issue 9 lists: whatever is denied, the effect rules denied it."""
+
+    def fn(state, questions):
+        return {"destructive": 0.05, "requested": 0.1}
+
+    return FunctionDecisionModel(fn=fn, model_id="calm")
+
+
+def wary(policy):
+    """Destructive for everything (d=0.95); requested 0.9 when the request says 'please do',
+    0.5 when it says 'maybe' (the ask band), else 0.1."""
+
+    def fn(state, questions):
+        request = str(state.get("user_request", "")).lower()
+        requested = 0.9 if "please do" in request else 0.5 if "maybe" in request else 0.1
+        return {"destructive": 0.95, "requested": requested}
+
+    return FunctionDecisionModel(fn=fn, model_id="wary")
+
+
 GIL_HOG_LETTERS = 28
 """Letters before the failing ``b``: each 2 more multiply the time by ~4 (28 ≈ 15 s here)."""
 

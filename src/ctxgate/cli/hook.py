@@ -115,7 +115,8 @@ def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
         from ctxgate.gate.audit import open_audit_log
 
         audit = open_audit_log(config.home)  # unusable: decide anyway, record nothing
-    gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit)
+    gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit,
+                    home=config.home)
     return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve)
 
 

@@ -8,10 +8,12 @@ the audit log. The classes are ordered by how much harm an unrequested call can 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
-__all__ = ["Effect", "EffectClass", "EffectSource"]
+__all__ = ["SEVERITY", "Effect", "EffectClass", "EffectSource", "most_severe"]
 
 
 class EffectClass(StrEnum):
@@ -61,8 +63,31 @@ class Effect:
     details: tuple[str, ...] = field(default=())
     """Further evidence lines (every effect the shell parser found, …)."""
 
+    @property
+    def rule_based(self) -> bool:
+        """True when a rule (not the learned classifier) decided the class."""
+        return self.source is not EffectSource.LEARNED
+
     def to_dict(self) -> dict[str, object]:
         """Plain JSON types, for verdicts and the audit log."""
         return {"effect": self.effect.value, "source": self.source.value,
                 "evidence": self.evidence, "confidence": self.confidence,
                 "details": list(self.details)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Effect:
+        """The inverse of :meth:`to_dict` (the verdict cache stores effects as JSON)."""
+        return cls(effect=EffectClass(data["effect"]), source=EffectSource(data["source"]),
+                   evidence=str(data.get("evidence", "")),
+                   confidence=float(data.get("confidence", 1.0)),
+                   details=tuple(str(d) for d in data.get("details", ())))
+
+
+SEVERITY: tuple[EffectClass, ...] = tuple(EffectClass)
+"""The classes from least to most harmful (the enum's order)."""
+
+
+def most_severe(classes: Iterable[EffectClass]) -> EffectClass | None:
+    """The most harmful class of ``classes`` (``None`` when empty)."""
+    found = list(classes)
+    return max(found, key=SEVERITY.index) if found else None
