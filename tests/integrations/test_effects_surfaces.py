@@ -370,3 +370,22 @@ def test_shell_examples_through_mcp_serve(plain: Path) -> None:
 
     anyio.run(main)
     assert {p.name: p.read_text() for p in plain.iterdir()} == before  # nothing ran
+
+
+def test_approve_by_audit_row_id_through_gate_check(plain: Path) -> None:
+    args = {"command": "git push --force origin main"}
+    code, record = check("bash", args, request="show the log", backend=CALM, cwd=plain)
+    assert code == 1
+    rows = json.loads(subprocess.run([sys.executable, "-m", "ctxgate", "gate", "log", "--json",
+                                      "--verdict", "deny"], env=_env(), capture_output=True,
+                                     text=True, timeout=60).stdout)
+    row = next(r for r in rows if r["args_sha256"] == record["args_sha256"])
+    approve = subprocess.run([sys.executable, "-m", "ctxgate", "gate", "approve",
+                              str(row["id"]), "--json"], env=_env(), capture_output=True,
+                             text=True, timeout=60)
+    assert json.loads(approve.stdout) == {"tool": "bash", "args_sha256": record["args_sha256"],
+                                          "approved_runs": 1}
+    code, again = check("bash", args, request="show the log", backend=CALM, cwd=plain)
+    assert code == 0 and again["code"] == "approved"
+    code, _ = check("bash", args, request="show the log", backend=CALM, cwd=plain)
+    assert code == 1
