@@ -35,6 +35,7 @@ def write_view(view, json_output: bool) -> None:
 FAST_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
     "lines": (("--lines", "-n"), str), "head": (("--head",), int), "tail": (("--tail",), int),
     "grep": (("--grep", "-g"), str), "ignore_case": (("--ignore-case", "-i"), None),
+    "fixed_strings": (("--fixed-strings", "-F"), None),
     "context": (("--context", "-C"), int), "before": (("--before", "-B"), int),
     "after": (("--after", "-A"), int), "max_matches": (("--max-matches", "-m"), int),
     "byte_range": (("--bytes",), str), "json_pointer": (("--json",), str),
@@ -79,6 +80,7 @@ def expand_main(argv: list[str]) -> int:
                 ignore_case=ns.ignore_case, context=ns.context, before=ns.before,
                 after=ns.after, max_matches=ns.max_matches, byte_range=ns.byte_range,
                 json_pointer=ns.json_pointer, keys=ns.keys, max_tokens=ns.max_tokens,
+                fixed_strings=ns.fixed_strings,
             )
         finally:
             archive.close()
