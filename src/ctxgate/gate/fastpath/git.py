@@ -156,10 +156,12 @@ def check_git(args: Sequence[Word]) -> str:
             raise Refusal("git stash other than 'list' or 'show' changes the stash")
         parse_options("git stash " + rest[0].text, _STASH[rest[0].text], rest[1:])
         return name
-    if name == "reflog" and rest and rest[0].text in ("expire", "delete", "exists"):
-        raise Refusal(f"git reflog {rest[0].text} is not read-only")
-    if name == "reflog" and rest and rest[0].text == "show":
-        rest = rest[1:]
+    if name == "reflog":
+        # git may take the first operand after options as the subcommand
+        if any(w.text in ("expire", "delete", "exists", "write") for w in rest):
+            raise Refusal("git reflog expire/delete/write is not read-only")
+        if rest and rest[0].text == "show":
+            rest = rest[1:]
     sp = GIT_SUBCOMMANDS.get(name)
     if sp is None:
         raise Refusal(f"git {name} is not a read-only subcommand the fast path models")

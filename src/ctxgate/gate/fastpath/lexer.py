@@ -6,7 +6,8 @@ the subset, so a command the fast path cannot model goes to the decision model:
 
 - words: unquoted characters from a safe set (``~`` only where bash keeps it literal),
   ``'single quotes'``, ``"double quotes"`` without ``$`` or backtick (a backslash inside
-  them is removed only before ``$ ` " \\``, as bash does, and kept before anything else), and ``\\X`` outside quotes (``X`` literal);
+  them is removed only before ``$ ` " \\``, as bash does, and kept before anything else),
+  and ``\\X`` outside quotes (``X`` literal);
 - unquoted ``* ? [`` make a word a glob (:attr:`Word.glob`); the caller decides where a
   glob may stand; a leading ``~`` only as ``~`` or ``~/…`` (``$HOME``); the word ``{}`` is
   literal;
