@@ -1,14 +1,15 @@
 """Differential sandbox test of the read-only fast path (issue 13, "Done means").
 
 Every command of ``data/fastpath_corpus.jsonl`` goes through ``is_read_only``; every command
-it allows is run with real bash in a fresh copy of a fixture tree built to catch the classic
-escapes (files named ``2``, ``-delete``, ``--output=f``, ``-out``, ``-o``; ``tools/ls`` and
-``evil`` scripts that leave a marker; a repository whose ``core.fsmonitor`` leaves a marker;
-one with a ``post-index-change`` hook), with ``HOME`` inside the sandbox and a timeout. The
-whole sandbox root (files, modes, symlinks, the set of paths, markers anywhere) must be
-unchanged afterwards. The one exception is the *content* of ``.git/index``: git refreshes its
-stat cache there after the copy changed every inode (same entries, new stat data); a hook or
-fsmonitor run still shows up as a marker file.
+it allows is run with real bash in a throwaway copy of a fixture tree (remade after any
+change, so each command starts from the template) built to catch the classic escapes: files
+named ``2``, ``-delete``, ``--output=f``, ``-out``, ``-o``; ``tools/ls`` and ``evil`` scripts
+that leave a marker; a repository whose ``core.fsmonitor`` leaves a marker, one with a
+``post-index-change`` hook, one whose index has a gitlink to such a repository; ``HOME``
+inside the sandbox; a timeout per command. The whole sandbox root (files, modes, symlinks,
+the set of paths, markers anywhere) must be unchanged afterwards. The one exception is the
+*content* of ``.git/index``: git refreshes its stat cache there after the copy changed every
+inode (same entries, new stat data); a hook or fsmonitor run still shows up as a marker file.
 
 Also here: the word split of every allowed command equals bash's own (each simple command
 re-run as ``printf '%s\\0' WORDS`` in an empty directory, so globs stay unexpanded).
@@ -109,9 +110,26 @@ def build_fixture(root: Path) -> None:
             (r / ".git" / "hooks").mkdir()
             _script(r / ".git" / "hooks" / "post-index-change", MARK)
         (r / "f.txt").write_text("f\nchanged\n")
+    # a repository with a gitlink (no .gitmodules) to a repository with core.fsmonitor:
+    # git status in the outer one runs git in the inner one, under its configuration
+    outer = tree / "linkrepo"
+    outer.mkdir()
+    (outer / "o.txt").write_text("o\n")
+    _git(outer, env, "init", "-q", "--template=")
+    inner = outer / "inner"
+    inner.mkdir()
+    (inner / "i.txt").write_text("i\n")
+    _git(inner, env, "init", "-q", "--template=")
+    _git(inner, env, "add", "-A")
+    _git(inner, env, "commit", "-qm", "inner")
+    _script(inner / "fsmon.sh", MARK)
+    _git(inner, env, "config", "core.fsmonitor", "./fsmon.sh")
+    _git(outer, env, "add", "o.txt", "inner")
+    _git(outer, env, "commit", "-qm", "outer")
+    (inner / "i.txt").write_text("i\nchanged\n")
     (tree / ".git" / "info").mkdir(exist_ok=True)
     with open(tree / ".git" / "info" / "exclude", "a") as f:
-        f.write("evilrepo/\nhookrepo/\n")
+        f.write("evilrepo/\nhookrepo/\nlinkrepo/\n")
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -206,7 +224,8 @@ def test_allowed_commands_change_nothing_in_a_sandbox(sandbox_env, template, tmp
 def test_refused_escapes_do_change_state_when_run(sandbox_env, template, tmp_path):
     """The fixture is live: run without the fast path, the classic escapes leave traces."""
     escapes = ["echo > 2", "find . -delete", "cd evilrepo && git status",
-               "cd hookrepo && git status", "/usr/bin/../../proc/self/cwd/tools/ls",
+               "cd hookrepo && git status", "cd linkrepo && git status",
+               "/usr/bin/../../proc/self/cwd/tools/ls",
                "sort --out=f in", "uniq -- in -out"]
     before = snapshot(template)
     for i, cmd in enumerate(escapes):

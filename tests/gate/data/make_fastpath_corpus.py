@@ -7,8 +7,9 @@ allow it: the issue's known-bad examples and every generated abbreviation and cl
 dangerous option). Everything else may be allowed or refused; what is allowed is executed
 in a sandbox copy of the fixture tree built by ``tests/gate/test_fastpath_sandbox.py``
 (files ``2``, ``-delete``, ``--output=f``, ``-out``, ``-o``, ``d/-delete``, ``tools/ls``,
-``evil``, repositories ``evilrepo`` (``core.fsmonitor``) and ``hookrepo``
-(``post-index-change`` hook)) and must change nothing.
+``evil``, repositories ``evilrepo`` (``core.fsmonitor``), ``hookrepo``
+(``post-index-change`` hook) and ``linkrepo`` (a gitlink to a repository with
+``core.fsmonitor``)) and must change nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ KNOWN_BAD = [
     "git -C evilrepo status",
     "cd evilrepo && git status",
     "cd hookrepo && git status",
+    "cd linkrepo && git status",
 ]
 
 # (program prefix, dangerous long option, value) — every abbreviation must be refused.
@@ -157,6 +159,7 @@ GIT = [
     "cd evilrepo; git status", "cd evilrepo || git status", "cd ./evilrepo && git log",
     "cd evilrepo/ && git status", "cd evilrepo/../evilrepo && git status",
     "cd evilrepo | git status", "cd hookrepo && git status", "cd hookrepo && git diff",
+    "cd linkrepo && git diff", "cd linkrepo/inner && git status", "cd linkrepo && git log -1",
     "cd src && git status", "cd d && git log --oneline -1",
     "git --git-dir=evilrepo/.git status", "git --work-tree=. status",
     "git -c core.fsmonitor=./evil status", "git log --output=f", "git log --out=f",
@@ -181,6 +184,12 @@ GIT = [
     "git clean -fd", "git reset --hard", "git commit -m x", "git gc", "git fsck",
     "git log --all --oneline --graph", "git log --out", "git log --outp=f",
     "git diff --output-indicator-new=+", "git -P status -sb", "git log -L 1,2:a.txt",
+    # optional-argument options take no separate value: the next word is parsed on its own
+    "git diff -U --output=f", "git diff --unified --output=f", "git log -U --output=f",
+    "git log --format --output=f", "git log --grep --output=f", "git log --author --output=f",
+    "git diff -U3", "git log --author=t -1", "git diff --unified=1", "git log -n 1 -U1 -p",
+    "od -w --output=f in", "od -w8 in", "ls --color --output=f", "ls --hyperlink --output=f",
+    "git grep -n -e hello", "git blame -L 1,2 a.txt", "git log --color --ext-diff -p",
 ]
 
 SED = [

@@ -155,9 +155,13 @@ class _Checker:
     def run(self, word0: Word, args: Sequence[Word], *, many: bool = False) -> None:
         name = self.program(word0)
         for w in args:
-            if _SENSITIVE.search(w.text):
+            # a long option's name names no path (--author); its value may
+            text = w.text.partition("=")[2] if w.text.startswith("--") else w.text
+            if _SENSITIVE.search(text):
                 raise Refusal(f"argument {w.text!r} names a sensitive path")
         self.programs.append(name)
+        if name == "rg" and os.environ.get("RIPGREP_CONFIG_PATH"):
+            raise Refusal("rg reads options from RIPGREP_CONFIG_PATH")
         if name in PROGRAMS:
             sp = PROGRAMS[name]
             if many and sp.max_operands is not None:

@@ -14,7 +14,8 @@ read-only commands run (``core.fsmonitor`` on ``git status``, ``diff.<driver>.te
 and ``git status`` may rewrite the index and so run a ``post-index-change`` hook.
 :func:`git_config_problem` reads the effective configuration of a directory with one
 ``git config --list`` subprocess (2 s timeout, any failure refuses) and refuses if any such
-key is set or the hooks directory holds an executable hook.
+key is set, the hooks directory holds an executable hook, or the index holds a submodule
+(git runs inside it under that repository's configuration).
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ _DIFF_LONG = (
     "staged merge-base full-index binary no-renames quiet exit-code check summary "
     "compact-summary no-prefix pickaxe-all irreversible-delete text"
 )
-_DIFF_ARG = ("unified diff-algorithm diff-filter word-diff-regex src-prefix dst-prefix "
+_DIFF_ARG = ("diff-algorithm diff-filter word-diff-regex src-prefix dst-prefix "
              "line-prefix stat-width inter-hunk-context")
-_DIFF_OPT = "color word-diff relative abbrev find-renames find-copies dirstat color-moved"
+_DIFF_OPT = "unified color word-diff relative abbrev find-renames find-copies dirstat color-moved"
 _LOG_LONG = (
     "oneline graph no-decorate all abbrev-commit no-abbrev-commit reverse first-parent merges "
     "no-merges follow regexp-ignore-case extended-regexp fixed-strings all-match invert-grep "
@@ -53,9 +54,14 @@ _LOG_OPT = "decorate branches tags remotes pretty no-walk notes"
 
 
 def _log_like() -> Spec:
-    return spec("puscmiEFgzwbRM", "nLSGU",
+    return spec("puscmiEFgzwbRM", "nLSG", short_opt="U",
                 long=f"{_DIFF_LONG} {_LOG_LONG}", long_arg=f"{_DIFF_ARG} {_LOG_ARG}",
-                long_opt=f"{_DIFF_OPT} {_LOG_OPT}", numeric=True)
+                long_opt=f"{_DIFF_OPT} {_LOG_OPT}", numeric=True, long_arg_separate=False)
+
+
+def _gs(*args, **kw) -> Spec:
+    """A git subcommand's table: git parses ``--opt VALUE`` per option, so only ``=VALUE``."""
+    return spec(*args, long_arg_separate=False, **kw)
 
 
 def _only_with_list(name: str):
@@ -68,17 +74,18 @@ def _only_with_list(name: str):
 
 
 GIT_SUBCOMMANDS: dict[str, Spec] = {
-    "status": spec("sbvz", long="short branch long verbose ahead-behind no-ahead-behind "
+    "status": _gs("sbvz", long="short branch long verbose ahead-behind no-ahead-behind "
                    "renames no-renames show-stash no-column",
                    long_opt="porcelain untracked-files ignored ignore-submodules column"),
-    "diff": spec("puswbRzM", "U", long=_DIFF_LONG, long_arg=_DIFF_ARG, long_opt=_DIFF_OPT),
+    "diff": _gs("puswbRzM", short_opt="U", long=_DIFF_LONG, long_arg=_DIFF_ARG,
+                long_opt=_DIFF_OPT),
     "log": _log_like(),
     "show": _log_like(),
     "whatchanged": _log_like(),
-    "blame": spec("wMsetlnpbfc", "L", long="porcelain line-porcelain root show-stats "
+    "blame": _gs("wMsetlnpbfc", "L", long="porcelain line-porcelain root show-stats "
                   "show-name show-number show-email incremental first-parent",
                   long_arg="date since ignore-rev", long_opt="abbrev"),
-    "grep": spec("nilLwvEFGPchHIzqoW", "efmABC", long="line-number ignore-case "
+    "grep": _gs("nilLwvEFGPchHIzqoW", "efmABC", long="line-number ignore-case "
                  "files-with-matches files-without-match word-regexp invert-match "
                  "extended-regexp fixed-strings basic-regexp perl-regexp count cached "
                  "untracked no-index no-exclude-standard exclude-standard full-name "
@@ -86,47 +93,47 @@ GIT_SUBCOMMANDS: dict[str, Spec] = {
                  "all-match and or not column text no-textconv",
                  long_arg="max-depth max-count context after-context before-context "
                  "threads", long_opt="color", numeric=True),
-    "ls-files": spec("cdmoiskutvfz", "xX", long="cached deleted modified others ignored "
+    "ls-files": _gs("cdmoiskutvfz", "xX", long="cached deleted modified others ignored "
                      "stage unmerged killed directory no-empty-directory exclude-standard "
                      "full-name error-unmatch eol deduplicate sparse",
                      long_arg="exclude exclude-from exclude-per-directory format with-tree",
                      long_opt="abbrev"),
-    "ls-tree": spec("rdtlz", long="name-only name-status object-only full-name full-tree "
+    "ls-tree": _gs("rdtlz", long="name-only name-status object-only full-name full-tree "
                     "long", long_arg="format", long_opt="abbrev"),
-    "rev-parse": spec("q", long="show-toplevel show-prefix show-cdup git-dir git-common-dir "
+    "rev-parse": _gs("q", long="show-toplevel show-prefix show-cdup git-dir git-common-dir "
                       "absolute-git-dir is-inside-work-tree is-inside-git-dir "
                       "is-bare-repository is-shallow-repository verify quiet symbolic "
                       "symbolic-full-name all branches tags remotes show-object-format "
                       "local-env-vars", long_arg="git-path default since until",
                       long_opt="abbrev-ref short"),
-    "rev-list": spec("", "n", long="count all reverse first-parent no-merges merges "
+    "rev-list": _gs("", "n", long="count all reverse first-parent no-merges merges "
                      "left-right boundary topo-order date-order", long_arg="max-count "
                      "since until author grep skip", numeric=True),
-    "describe": spec("", long="tags all always long contains exact-match first-parent",
+    "describe": _gs("", long="tags all always long contains exact-match first-parent",
                      long_arg="match exclude candidates", long_opt="abbrev dirty"),
-    "shortlog": spec("snec", long="summary numbered email committer", long_arg="group"),
-    "cat-file": spec("tspe"),
-    "merge-base": spec("a", long="all is-ancestor octopus independent fork-point"),
-    "name-rev": spec("", long="name-only tags all no-undefined always"),
-    "show-ref": spec("sqd", long="head tags heads verify dereference quiet",
+    "shortlog": _gs("snec", long="summary numbered email committer", long_arg="group"),
+    "cat-file": _gs("tspe"),
+    "merge-base": _gs("a", long="all is-ancestor octopus independent fork-point"),
+    "name-rev": _gs("", long="name-only tags all no-undefined always"),
+    "show-ref": _gs("sqd", long="head tags heads verify dereference quiet",
                      long_opt="hash abbrev"),
-    "for-each-ref": spec("", long="merged no-merged", long_arg="format sort count "
+    "for-each-ref": _gs("", long="merged no-merged", long_arg="format sort count "
                          "points-at contains no-contains"),
-    "count-objects": spec("vH", long="verbose human-readable"),
-    "reflog": spec("", "n", long="all oneline", long_arg="max-count date format",
+    "count-objects": _gs("vH", long="verbose human-readable"),
+    "reflog": _gs("", "n", long="all oneline", long_arg="max-count date format",
                    numeric=True),
-    "branch": spec("arvl", long="all remotes verbose list show-current no-color "
+    "branch": _gs("arvl", long="all remotes verbose list show-current no-color "
                    "no-column", long_arg="contains no-contains points-at sort format",
                    long_opt="column abbrev", check=_only_with_list("branch")),
-    "tag": spec("l", long="list no-column", long_arg="sort contains no-contains "
+    "tag": _gs("l", long="list no-column", long_arg="sort contains no-contains "
                 "points-at format", long_opt="column", check=_only_with_list("tag")),
-    "version": spec(),
+    "version": _gs(),
 }
 """Read-only subcommands and the options allowed with each."""
 
 _REMOTE = frozenset({"-v", "--verbose"})
 _STASH = {"list": GIT_SUBCOMMANDS["log"],
-          "show": spec("pusz", long="stat numstat shortstat name-only name-status patch "
+          "show": _gs("pusz", long="stat numstat shortstat name-only name-status patch "
                        "no-color include-untracked only-untracked")}
 
 
@@ -173,7 +180,8 @@ _HOOK_KEY = re.compile(
     r"^(core\.(fsmonitor|pager|hookspath|sshcommand|alternaterefscommand|gitproxy|askpass"
     r")$|pager\.|diff\.external$|diff\..+\.(textconv|command)$"
     r"|filter\.|gpg\.|log\.showsignature$|submodule\.|extensions\.partialclone$"
-    r"|remote\..+\.promisor$|uploadpack\.)",
+    r"|remote\..+\.promisor$|uploadpack\.|core\.splitindex$|diff\.submodule$"
+    r"|status\.submodulesummary$)",
     re.IGNORECASE)
 
 
@@ -183,8 +191,9 @@ def git_config_problem(directory: str, *, timeout: float = 2.0) -> str | None:
     Reads the effective configuration (system, global, repository, worktree, command-line
     environment) with ``git config --list --show-origin -z``; any error refuses.
     """
-    if os.environ.get("GIT_EXTERNAL_DIFF"):
-        return "GIT_EXTERNAL_DIFF is set"
+    for var in ("GIT_EXTERNAL_DIFF", "GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"):
+        if os.environ.get(var):
+            return f"{var} is set"
     try:
         proc = subprocess.run(
             ["git", "config", "--list", "--show-origin", "-z"], cwd=directory,
@@ -215,7 +224,57 @@ def git_config_problem(directory: str, *, timeout: float = 2.0) -> str | None:
         for h in names:
             if not h.endswith(".sample") and os.access(os.path.join(hooks, h), os.X_OK):
                 return f"the repository has a git hook {h!r}"
+    return _index_problem(directory)
+
+
+_GITLINK_MODE = (0o160000).to_bytes(4, "big")
+
+
+def _index_problem(directory: str) -> str | None:
+    """Why the repository's index may make git run commands in a submodule, or ``None``.
+
+    ``git status`` and ``git diff`` run git inside every populated submodule (a gitlink entry,
+    mode 160000, even without ``.gitmodules``), under that repository's own configuration.
+    The mode's four bytes anywhere in the index refuse (a chance match in a hash or a stat
+    field only costs a model call).
+    """
+    gitdir = _git_dir(directory)
+    if gitdir is None:
+        return None
+    try:
+        if any(n.startswith("sharedindex.") for n in os.listdir(gitdir)):
+            return "the repository uses a split index"
+        with open(os.path.join(gitdir, "index"), "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"could not read the git index: {exc}"
+    if _GITLINK_MODE in data:
+        return "the git index may contain a submodule, whose own configuration git would use"
     return None
+
+
+def _git_dir(directory: str) -> str | None:
+    """The git directory git finds from ``directory`` (``.git``, or where a ``.git`` file points)."""
+    here = os.path.abspath(directory)
+    while True:
+        dotgit = os.path.join(here, ".git")
+        if os.path.isdir(dotgit):
+            return dotgit
+        if os.path.isfile(dotgit):
+            try:
+                with open(dotgit, encoding="utf-8") as f:
+                    line = f.readline().strip()
+            except OSError:
+                return None
+            if line.startswith("gitdir:"):
+                return os.path.join(here, line[7:].strip())
+            return None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 def _hooks_dir(directory: str, config: str) -> str | None:

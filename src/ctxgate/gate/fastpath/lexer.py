@@ -249,6 +249,8 @@ class _Lexer:
         raw = src[start:self.i]
         if not raw:
             raise LexError("empty word")
+        if raw == "[":
+            glob = False  # a lone '[' is no valid pattern: bash keeps it as it is
         return Word(text="".join(out), raw=raw, glob=glob, quoted=quoted)
 
     def _double_quoted(self) -> str:

@@ -47,9 +47,13 @@ class Spec:
 
     short: frozenset[str] = frozenset()
     short_arg: frozenset[str] = frozenset()
+    short_opt: frozenset[str] = frozenset()
+    """Short options whose argument is optional: only the rest of the cluster is the value."""
     long: frozenset[str] = frozenset()
     long_arg: frozenset[str] = frozenset()
     long_opt: frozenset[str] = frozenset()
+    long_arg_separate: bool = True
+    """``--opt VALUE`` takes the next word (GNU getopt); else only ``--opt=VALUE`` is allowed."""
     numeric: bool = False
     """``-NUM`` is an option (``head -20``)."""
     max_operands: int | None = None
@@ -61,9 +65,13 @@ class Spec:
 
 
 def spec(short: str = "", short_arg: str = "", long: str = "", long_arg: str = "",
-         long_opt: str = "", **kw) -> Spec:
+         long_opt: str = "", short_opt: str = "", **kw) -> Spec:
     """A :class:`Spec` from space-separated long names (without ``--``) and letter strings."""
+    overlap = set(short) & (set(short_arg) | set(short_opt)) | set(short_arg) & set(short_opt)
+    if overlap:
+        raise ValueError(f"option letters listed twice: {sorted(overlap)}")
     return Spec(short=frozenset(short), short_arg=frozenset(short_arg),
+                short_opt=frozenset(short_opt),
                 long=frozenset(f"--{n}" for n in long.split()),
                 long_arg=frozenset(f"--{n}" for n in long_arg.split()),
                 long_opt=frozenset(f"--{n}" for n in long_opt.split()), **kw)
@@ -102,6 +110,8 @@ def parse_options(name: str, sp: Spec, args: Sequence[Word]) -> Parsed:
                 options.append((opt, value if eq else None))
             elif opt in sp.long_arg:
                 if not eq:
+                    if not sp.long_arg_separate:
+                        raise Refusal(f"{name} {opt} VALUE: only {opt}=VALUE is modelled")
                     value = _value(name, opt, args, i)
                     i += 1
                 options.append((opt, value))
@@ -119,6 +129,9 @@ def parse_options(name: str, sp: Spec, args: Sequence[Word]) -> Parsed:
                 if c in sp.short:
                     options.append((f"-{c}", None))
                     j += 1
+                elif c in sp.short_opt:
+                    options.append((f"-{c}", t[j + 1:] or None))
+                    break
                 elif c in sp.short_arg:
                     value = t[j + 1:]
                     if not value:

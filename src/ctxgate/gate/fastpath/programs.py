@@ -84,7 +84,7 @@ PROGRAMS: dict[str, Spec] = {
     "grep": _GREP,
     "egrep": _GREP,
     "fgrep": _GREP,
-    "rg": spec("iIsSvwxFnNlcCABmeguUtTjLaHhopq0", "egtTABCmMjrfE", numeric=False,
+    "rg": spec("iIsSvwxFnNlcuULaHhopq0", "egtTABCmMjrfE", numeric=False,
                long="files hidden no-hidden no-ignore no-ignore-vcs no-ignore-parent "
                "no-ignore-dot follow line-number no-line-number count files-with-matches "
                "files-without-match fixed-strings ignore-case smart-case case-sensitive "
@@ -116,7 +116,7 @@ PROGRAMS: dict[str, Spec] = {
                "section-delimiter footer-numbering header-numbering line-increment "
                "join-blank-lines number-format number-separator starting-line-number "
                "number-width", xargs_ok=True),
-    "diff": spec("abBcdeEiNpqrsStTuwyZ", "CUWxXIFDS", long="brief report-identical-files "
+    "diff": spec("abBcdeEiNpqrstTuwyZ", "CUWxXIFDS", long="brief report-identical-files "
                  "side-by-side recursive new-file unidirectional-new-file ignore-case "
                  "ignore-tab-expansion ignore-trailing-space ignore-space-change "
                  "ignore-all-space ignore-blank-lines text strip-trailing-cr expand-tabs "
@@ -137,19 +137,19 @@ PROGRAMS: dict[str, Spec] = {
     "unexpand": spec("a", "t", long="all first-only", long_arg="tabs"),
     "join": spec("iz", "12aejotv", long="ignore-case check-order nocheck-order header "
                  "zero-terminated"),
-    "column": spec("tnxeJRL", "scoNOlHWrd", long="table json keep-empty-lines fillrows",
+    "column": spec("tnxeJRLd", "scoNOlHWr", long="table json keep-empty-lines fillrows",
                    long_arg="separator output-separator table-columns output-width"),
     "rev": spec(),
     "strings": spec("afwd", "nteT", long="all data print-file-name include-all-whitespace",
                     long_arg="bytes radix encoding target output-separator"),
-    "od": spec("bcdfiloxsv", "AjNtSw", xargs_ok=True),
+    "od": spec("bcdfiloxsv", "AjNtS", short_opt="w", xargs_ok=True),
     "hexdump": spec("bcCdovx", "nsef", long="canonical no-squeezing one-byte-octal "
                     "one-byte-char two-bytes-decimal two-bytes-octal two-bytes-hex",
                     long_arg="length skip format format-file"),
     "stat": spec("LftZ", "c", long="dereference file-system terse",
                  long_arg="format printf cached", xargs_ok=True),
-    "file": spec("bciLhkNnprsz0E", "eFP", long="brief mime mime-type mime-encoding "
-                 "dereference no-dereference keep-going no-buffer no-pad preserve-date raw "
+    "file": spec("bciLhkNnrsz0E", "eFP", long="brief mime mime-type mime-encoding "
+                 "dereference no-dereference keep-going no-buffer no-pad raw "
                  "special-files uncompress print0 extension apple",
                  long_arg="exclude exclude-quiet separator parameter"),
     "du": spec("abcDhHklLmsSxP0", "dBtX", long="all apparent-size bytes total "
@@ -162,7 +162,7 @@ PROGRAMS: dict[str, Spec] = {
                long_opt="output"),
     "tree": spec("adlfixqNQpugshDFvtcUrCnASJ", "LIP", long="noreport dirsfirst gitignore "
                  "prune du si inodes device matchdirs ignore-case filesfirst",
-                 long_arg="charset filelimit timefmt sort", long_opt=""),
+                 long_arg="charset filelimit timefmt sort", long_arg_separate=False),
     "basename": spec("az", "s", long="multiple zero", long_arg="suffix", xargs_ok=True),
     "dirname": spec("z", long="zero", xargs_ok=True),
     "realpath": spec("emLPqsz", long="canonicalize-existing canonicalize-missing logical "
