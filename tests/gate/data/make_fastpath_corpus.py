@@ -212,6 +212,10 @@ SED = [
     "sed --sandbox -n 1p a.txt", "sed --posix -n 1p a.txt", "sed -n 1,3p src/*.py",
     "sed -n '1p' -- a.txt", "sed -n 1p -s a.txt", "sed -l 5 -n l a.txt", "sed --debug 1d a.txt",
     "sed -n 's/a/b/e' a.txt", "sed -n 's/a/b/3p' a.txt", "sed -n 's/a/b/Mw out' a.txt",
+    # GNU sed 4.9 skips a delimiter inside a regex bracket expression: [/] is one bracket
+    "sed -n 's/[/]/g;/w d/p' a.txt", "sed 's/[/]/x/' a.txt", "sed -n '/[/]/p;/w d/p' a.txt",
+    "sed -n 's/[a-z]/x/p' a.txt", "sed -n '/[[:alpha:]]/p' a.txt", "sed 'y/[/x/' a.txt",
+    "sed -n 's|[|]|g;|w d|p' a.txt", "sed -n '\\,[,],p;\\,w d,p' a.txt",
 ]
 
 FIND = [

@@ -19,6 +19,8 @@ rest (refusal means "the decision model decides"; the fast path never denies):
   wrappers only ``time`` and ``timeout DURATION``;
 - an unquoted glob stands only where no expansion can start with ``-`` (``src/*.py``), or
   after ``--``;
+- no ``BASH_ENV`` and no exported shell functions in the environment (they could redefine any
+  name); the fast path judges with its own environment, the agent's shell should match it;
 - no argument names a sensitive path (``/etc``, ``/root``, ``~/.ssh``, keys, ``.env``,
   credentials, ``/proc``, ``/dev`` devices …): reading secrets is not destructive, but it is
   not obviously fine either, so the model judges it.
@@ -109,6 +111,8 @@ def is_read_only(command: str, *, cwd: str | None = None) -> FastPathResult:
         commands = lex(command)
     except LexError as exc:
         return _no(f"shell syntax the fast path does not model: {exc.reason}")
+    if os.environ.get("BASH_ENV") or any(k.startswith("BASH_FUNC_") for k in os.environ):
+        return _no("the environment gives bash a startup file or exported functions")
     try:
         start = os.path.abspath(cwd) if cwd is not None else os.getcwd()
     except OSError:

@@ -5,15 +5,18 @@ Allowed: addresses (``N``, ``$``, ``/re/``, ``\\cREc``, ``first~step``, ``addr,a
 commands ``p P = l d D n N g G h H x z q Q F``, ``s/re/repl/flags`` with flags among
 ``g p i I m M`` and digits, ``y/src/dst/`` and ``#`` comments. Anything else is refused, in
 particular ``w W r R e`` and the ``s`` flags ``w`` and ``e`` (they write files or run
-commands), and ``a i c b t T : v`` (not modelled). Delimiters are found as sed finds them: the
-first unescaped delimiter character, bracket expressions notwithstanding.
+commands), and ``a i c b t T : v`` (not modelled). A delimiter is the first unescaped
+delimiter character; newer GNU sed skips one inside a bracket expression of a regex
+(``s/[/]/g;/w d/p`` writes ``d/p`` with sed 4.9) and older versions do not, so a regex is
+accepted only where its bracket expressions close before the delimiter with neither a
+backslash nor the delimiter inside: then both readings agree.
 """
 
 from __future__ import annotations
 
 __all__ = ["sed_script_problem"]
 
-_SIMPLE = frozenset("pP=ldDnNgGhHxzF")
+_SIMPLE = frozenset("pP=dDnNgGhHxzF")
 _WITH_NUMBER = frozenset("qQl")
 _S_FLAGS = frozenset("gpiImM0123456789")
 _END = frozenset(" \t\n;}")
@@ -106,7 +109,7 @@ class _Script:
                 if not c or c in "\n\\":
                     raise _Bad("bad regex delimiter")
             self.i += 1
-            self.until(c)
+            self.until(c, regex=True)
             while self.peek() in ("I", "M"):
                 self.i += 1
             return True
@@ -119,9 +122,15 @@ class _Script:
         if required and self.i == start:
             raise _Bad("expected a number")
 
-    def until(self, delim: str) -> None:
-        """Move past the next unescaped ``delim`` (sed's ``match_slash``)."""
-        s = self.s
+    def until(self, delim: str, *, regex: bool = False) -> None:
+        """Move past the next unescaped ``delim`` (sed's ``match_slash``).
+
+        Newer GNU sed skips the delimiter inside a bracket expression of a regex
+        (``s/[/]/x/``), older versions do not; a regex is accepted only where both readings
+        agree: every ``[`` closes before the delimiter, without a backslash or the delimiter
+        inside.
+        """
+        s, start = self.s, self.i
         while self.i < len(s):
             c = s[self.i]
             if c == "\\":
@@ -131,6 +140,8 @@ class _Script:
                 raise _Bad("newline inside a regex or replacement")
             self.i += 1
             if c == delim:
+                if regex or "[" in s[start:self.i - 1]:
+                    _check_brackets(s[start:self.i - 1], delim)
                 return
         raise _Bad("unterminated regex or replacement")
 
@@ -153,8 +164,8 @@ class _Script:
             if not delim or delim in "\n\\":
                 raise _Bad(f"bad delimiter for {c!r}")
             self.i += 1
-            self.until(delim)
-            self.until(delim)
+            self.until(delim, regex=True)
+            self.until(delim, regex=c == "y")
             if c == "s":
                 while self.peek() and self.peek() not in _END:
                     if self.peek() not in _S_FLAGS:
@@ -176,3 +187,36 @@ class _Script:
         if c == "}" or c == "#":
             return
         raise _Bad(f"unexpected {c!r} after a command")
+
+
+def _check_brackets(text: str, delim: str) -> None:
+    """Raise unless each bracket expression in ``text`` closes inside it, plainly."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c != "[":
+            i += 1
+            continue
+        j = i + 1
+        if text[j:j + 1] == "^":
+            j += 1
+        if text[j:j + 1] == "]":
+            j += 1
+        while True:
+            if j >= n:
+                raise _Bad("a bracket expression that does not close before the delimiter")
+            if text[j] in ("\\", delim):
+                raise _Bad("a backslash or the delimiter inside a bracket expression")
+            if text[j] == "[" and text[j + 1:j + 2] in (":", ".", "="):
+                end = text.find(text[j + 1] + "]", j + 2)
+                if end < 0:
+                    raise _Bad("an unterminated character class")
+                j = end + 2
+                continue
+            if text[j] == "]":
+                break
+            j += 1
+        i = j + 1
