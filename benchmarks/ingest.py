@@ -5,6 +5,7 @@ through ``Archive.put_stream`` into a SQLite archive, then re-reads the whole en
 chunks and checks that it hashes to the id, which is the sha256 of the file (identical bytes).
 
     python benchmarks/ingest.py                 # 10 MB and 100 MB, every shape
+    python benchmarks/ingest.py --sizes 256 --shapes short_lines,one_line
     python benchmarks/ingest.py --big           # plus 1 GiB for short_lines and one_line
     python benchmarks/ingest.py --big --shapes short_lines,one_line,jsonl,long_lines,binary
 """
@@ -64,12 +65,15 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="add 1 GiB runs")
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--big-shapes", default="short_lines,one_line")
+    parser.add_argument("--sizes", default="10,100",
+                        help="comma-separated sizes in MB (10^6 bytes) for every shape")
     parser.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "ctxgate-bench"))
     parser.add_argument("--no-redact", action="store_true",
                         help="store without the secret scan (archive.redact = false)")
     args = parser.parse_args()
     data_dir = Path(args.data)
-    runs = [(s, size) for size in (10 * MB, 100 * MB) for s in args.shapes.split(",")]
+    sizes = [int(float(x) * MB) for x in args.sizes.split(",") if x.strip()]
+    runs = [(s, size) for size in sizes for s in args.shapes.split(",")]
     if args.big:
         runs += [(s, GIB) for s in args.big_shapes.split(",")]
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "

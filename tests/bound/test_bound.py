@@ -8,6 +8,7 @@ import re
 import pytest
 
 from ctxgate.bound import BoundPolicy, bound_record, emit, measure, parse_marker
+from ctxgate.bound.marker import GAP_LINE, format_marker
 from ctxgate.bound.measure import text_bytes
 from ctxgate.errors import RecordBoundError, StoreUnavailable
 
@@ -139,7 +140,11 @@ def test_multibyte_text_is_cut_by_bytes_and_stays_valid(char: str) -> None:
     cut_text = results_of(result.record)[0]
     cut_text.encode("utf-8")  # strict: no split sequence, no lone surrogate
     marker = parse_marker(cut_text)
-    kept_text = cut_text.replace(re.search(r"\n\[ctxgate:[^\]]*\]\n", cut_text).group(), "")
+    head, gap, rest = cut_text.partition(f"\n{GAP_LINE}\n")
+    assert gap and rest.endswith(format_marker(  # the marker is the last line
+        kept_bytes=marker.kept_bytes, original_bytes=marker.original_bytes,
+        bound_bytes=MIB, keep="both", archive_id=None))
+    kept_text = head + rest.rpartition("\n")[0]
     assert set(kept_text) == {char}
     assert marker.kept_bytes == text_bytes(kept_text)
     assert marker.original_bytes == len(original.encode())
@@ -193,9 +198,12 @@ def test_keep_modes_per_selector_and_line_boundaries() -> None:
     h, t, b = (results_of(r.record)[0] for r in (head, tail, both))
     assert h.startswith("line 000000") and h.endswith("original was not stored]")
     assert h.split("\n[ctxgate")[0].endswith("\n")  # cut at a line boundary
-    assert t.startswith("[ctxgate") and t.endswith("line 029999 " + "-" * 80 + "\n")
-    assert t.split("]\n", 1)[1].startswith("line ")
-    assert b.startswith("line 000000") and b.endswith(lines[-50:])
+    t_body = t.rpartition("\n")[0]  # the marker is always the last line
+    assert t.startswith(GAP_LINE + "\nline ") and t_body.endswith("line 029999 " + "-" * 80 + "\n")
+    assert t.endswith("(tail) to fit the 1048576-byte record bound; the full original was not stored]")
+    b_body = b.rpartition("\n")[0]
+    assert b.startswith("line 000000") and b_body.endswith(lines[-50:])
+    assert b_body.split(f"\n{GAP_LINE}\n")[0].endswith("\n")  # head cut at a line boundary
     for r in (head, tail, both):
         assert r.serialized_bytes >= 0.99 * MIB and r.serialized_bytes <= MIB
 

@@ -199,8 +199,8 @@ def test_background_process_holding_the_pipe_does_not_hang(archive: Archive) -> 
 
 def test_archive_failure_still_delivers_a_digest(archive: Archive) -> None:
     class BrokenArchive(Archive):
-        def writer(self, meta=None):
-            w = super().writer(meta)
+        def writer(self, meta=None, **kw):
+            w = super().writer(meta, **kw)
 
             def fail(data):
                 raise OSError(28, "No space left on device")

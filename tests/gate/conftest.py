@@ -22,6 +22,16 @@ def scripted(d: float = 0.1, r: float = 0.9, **checks: float) -> FunctionDecisio
     return FunctionDecisionModel(fn=fn, model_id="scripted", threaded=False)
 
 
+@pytest.fixture(autouse=True)
+def outside_any_repository(tmp_path, monkeypatch) -> None:
+    """Run each gate test in a directory outside any git working tree: the effect rules judge
+    paths against the real filesystem, and the checkout these tests live in is a repository
+    (``rm -rf build`` there would be a recoverable delete)."""
+    work = tmp_path / "not-a-repo"
+    work.mkdir()
+    monkeypatch.chdir(work)
+
+
 @pytest.fixture
 def script() -> Callable[..., FunctionDecisionModel]:
     return scripted

@@ -326,7 +326,7 @@ def test_fast_path_allows_read_only_shell_without_a_model_call():
     assert v.allowed and v.fast_path and v.code == "fast_path" and model.calls == []
     v = decide(gate, ToolCall(tool="bash", arguments={"command": "rm -rf build"}))
     assert not v.allowed and len(model.calls) == 1
-    off = ToolGate(model, GatePolicy(fast_path=False))
+    off = ToolGate(model, GatePolicy(fast_path=False, effects=False))
     assert not decide(off, ToolCall(tool="bash", arguments={"command": "ls"})).allowed
 
 

@@ -21,7 +21,9 @@ def reason(gate, call=RM, **kw):
 def test_reason_texts():
     assert reason(ToolGate(scripted(0.9, 0.2))) == (
         "Tool gate: this call looks destructive or irreversible (p=0.90) and not clearly what "
-        "the user asked for (p=0.20), so it was not run. Ask the user to confirm before retrying.")
+        "the user asked for (p=0.20), so it was not run. It runs only when the user's own request "
+        "asks for this action by name, or after a person approves this exact call with "
+        "`ctxgate gate approve 7929eb03fce2`; tell the user so, and do not retry it before then.")
     assert reason(ToolGate(scripted(0.1, 0.9, secrets=0.8),
                            checks=[GateCheck(id="secrets", question="Leaks secrets?")])) == (
         'Tool gate: check `secrets` ("Leaks secrets?") answered 0.80, at or above 0.50. Ask the '

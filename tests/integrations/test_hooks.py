@@ -38,6 +38,7 @@ def pre_payload(command: str, transcript: Path | None = None) -> dict:
          "session_id": "s1", "tool_use_id": "t1"}
     if transcript is not None:
         p["transcript_path"] = str(transcript)
+        p["cwd"] = str(transcript.parent)  # a temporary directory outside any git repository
     return p
 
 

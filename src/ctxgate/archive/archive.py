@@ -93,11 +93,17 @@ class Archive:
 
     # -- storing ---------------------------------------------------------------------------
 
-    def writer(self, meta: EntryMeta | None = None) -> EntryWriter:
-        """An incremental writer (context manager); ``finish()`` returns the Entry."""
+    def writer(self, meta: EntryMeta | None = None, *,
+               redacted_by: Redactor | None = None) -> EntryWriter:
+        """An incremental writer (context manager); ``finish()`` returns the Entry.
+
+        ``redacted_by``: the caller redacts what it writes with this redactor (from
+        :meth:`new_redactor`), so it can use the same redacted bytes elsewhere; its count is
+        recorded and the writer does not redact again.
+        """
         from ctxgate.archive.writer import EntryWriter
 
-        return EntryWriter(self, meta or EntryMeta())
+        return EntryWriter(self, meta or EntryMeta(), redacted_by=redacted_by)
 
     def put(self, data: bytes, meta: EntryMeta | None = None) -> Entry:
         """Store whole bytes; returns the entry (existing one, refreshed, for repeated bytes)."""
@@ -131,6 +137,10 @@ class Archive:
 
             self._patterns = compile_patterns(self.policy.extra_redact_patterns)
         return self._patterns
+
+    def new_redactor(self) -> Redactor | None:
+        """A streaming redactor with this archive's patterns; None when redaction is off."""
+        return self._new_redactor()
 
     def _new_redactor(self) -> Redactor | None:
         if not self.policy.redact:

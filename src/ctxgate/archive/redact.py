@@ -1,79 +1,90 @@
-"""Secret redaction before storage: built-in patterns, extra patterns, a streaming redactor.
+"""Secret redaction: the kinds of :mod:`.secret_kinds` applied to bytes, streams and metadata.
 
 Redaction runs on the bytes before they are hashed and stored, so a secret never reaches the
-archive. Each secret becomes ``[REDACTED:<kind>]`` (for ``key=value`` pairs the key and separator
-stay, so the output still reads). The number of replacements is recorded in the entry.
+archive; the firewall digests the redacted bytes, so a digest never shows one either. Each
+secret becomes ``[REDACTED:<kind>]``; what surrounds it stays (``DB_PASSWORD=``, the quotes of
+``"password": "…"`` so JSON stays JSON). A secret spanning lines (a private key's body) is
+replaced line by line: newlines are never removed, so line numbers stay true. The number of
+replacements is recorded in the entry.
 
-Streaming: :class:`Redactor` keeps a tail of :data:`OVERLAP_BYTES` between writes, so a secret
-split across two writes is still found; no pattern matches more than that many bytes. Literal
-prefilters (``AKIA``, ``ghp_``, ``PRIVATE KEY`` ...) skip the regular expressions on the
-(overwhelmingly common) chunks that cannot contain a secret, which keeps ingest near disk speed.
+Streaming: :class:`Redactor` holds back :data:`OVERLAP_BYTES` between scans (no kind matches
+more than that), so a secret split across two writes is still found, and keeps
+:data:`CONTEXT_BYTES` of already emitted input as left context (a variable name or a
+look-behind that started before the cut). Literal prefilters (``akia``, ``ghp_``,
+``private key`` ...) skip the expressions on the (overwhelmingly common) buffers that cannot
+contain their kind, and credential assignments are only tried where an anchor such as
+``password=`` or ``token:`` occurs, which keeps ingest near disk speed.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+from ctxgate.archive.secret_checks import Found
+from ctxgate.archive.secret_kinds import SECRET_KINDS, SecretKind
 from ctxgate.errors import ConfigError
 
-__all__ = ["BUILTIN_PATTERNS", "OVERLAP_BYTES", "Pattern", "Redactor", "compile_patterns",
-           "redact_bytes"]
+__all__ = ["BUILTIN_PATTERNS", "CONTEXT_BYTES", "OVERLAP_BYTES", "Pattern", "Redactor",
+           "compile_patterns", "redact_bytes", "redact_text", "redact_value"]
 
-OVERLAP_BYTES = 16_384
-"""Bytes held back between writes so secrets split across writes are found, bytes."""
+OVERLAP_BYTES = 32_768
+"""Bytes held back between scans so secrets split across writes are found, bytes."""
 
-_MIN_BATCH_BYTES = 65_536
+CONTEXT_BYTES = 256
+"""Bytes of already emitted input kept as left context for the next scan, bytes."""
+
+_MIN_BATCH_BYTES = 131_072
 """Input gathered before a scan when writes are small, bytes."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Pattern:
-    """One kind of secret."""
+    """One compiled kind of secret."""
 
     kind: str
     """Label used in the replacement ``[REDACTED:kind]``."""
     regex: re.Pattern[bytes]
-    """Bytes pattern; group ``keep`` (when present) is kept verbatim before the marker."""
+    """Groups named ``secret``, ``secret2`` ... are replaced; without any, the whole match."""
     literals: tuple[bytes, ...] = ()
     """Prefilter: lower-case literals; the pattern only runs when one occurs in the lower-cased
     bytes (empty: always run)."""
+    anchors: tuple[bytes, ...] = ()
+    """Lower-case literals; the pattern is only tried (``match``) where one of them starts."""
+
     fold_case: bool = False
     """The regular expression ignores (ASCII) case."""
+    check: Any = None
+    """``(secret bytes) -> bool``: rejects look-alikes."""
+    not_after: frozenset[int] | None = None
+    """Bytes that must not come right before a match (a word boundary)."""
+    resolve: Any = None
+    """``(match, buffer) -> Found | None``: finishes matches a regular expression cannot."""
 
 
-def _p(kind: str, regex: str, literals: Iterable[str], fold_case: bool = False) -> Pattern:
-    flags = re.IGNORECASE if fold_case else 0
-    return Pattern(kind=kind, regex=re.compile(regex.encode(), flags),
-                   literals=tuple(s.encode() for s in literals), fold_case=fold_case)
+_ALNUM = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_LEADING_GUARDS = {r"(?<![A-Za-z0-9_\-])": frozenset(_ALNUM + b"_-"),
+                   r"(?<![A-Za-z0-9])": frozenset(_ALNUM)}
 
 
-BUILTIN_PATTERNS: tuple[Pattern, ...] = (
-    _p("private_key",
-       r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-       r"(?:[\s\S]{0,12000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-       r"|(?:\r?\n[A-Za-z0-9+/=:\- ]{0,100}){0,200})",
-       ["private key"]),
-    _p("aws_access_key", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])",
-       ["akia", "asia"]),
-    _p("aws_secret_key",
-       r"(?P<keep>aws_?secret_?(?:access_?)?key[\"']?\s*[=:]\s*[\"']?)[A-Za-z0-9/+=]{40}",
-       ["secret"], fold_case=True),
-    _p("github_token", r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,251})\b",
-       ["gh", "github_pat_"]),
-    _p("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_\-]{20,250}", ["gl"]),
-    _p("slack_token", r"xox[abposre]-[A-Za-z0-9\-]{10,250}", ["xox"]),
-    _p("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]{10,250}",
-       ["://"]),
-    _p("bearer", r"(?P<keep>\bbearer\s+)[A-Za-z0-9\-._~+/]{8,4096}=*", ["bearer"],
-       fold_case=True),
-    _p("password",
-       r"(?P<keep>\b(?:password|passwd)[\"']?\s*[=:]\s*)"
-       r"(?:\"[^\"\r\n]{1,1024}\"|'[^'\r\n]{1,1024}'|[^\s\"',;&]{1,1024})",
-       ["passw"], fold_case=True),
-    _p("url_credentials", r"(?P<keep>://[^/\s:@]{1,256}:)[^/\s@]{1,256}(?=@)", ["://"]),
-)
+def _compile(k: SecretKind) -> Pattern:
+    flags = re.IGNORECASE if k.fold_case else 0
+    regex, not_after = k.regex, None
+    for guard, chars in _LEADING_GUARDS.items():
+        if regex.startswith(guard):
+            # A leading look-behind hides the literal prefix from the regex engine (no fast
+            # skip to candidates, ~10x slower on text full of near misses): checked after.
+            regex, not_after = regex[len(guard):], chars
+            break
+    return Pattern(kind=k.name, regex=re.compile(regex.encode(), flags), not_after=not_after,
+                   literals=tuple(s.encode() for s in k.literals),
+                   anchors=tuple(s.encode() for s in k.anchors), fold_case=k.fold_case,
+                   check=k.check, resolve=k.resolve)
+
+
+BUILTIN_PATTERNS: tuple[Pattern, ...] = tuple(_compile(k) for k in SECRET_KINDS)
 """The patterns applied when redaction is on."""
 
 
@@ -96,72 +107,198 @@ def compile_patterns(extra: Iterable[str] = ()) -> tuple[Pattern, ...]:
     return tuple(out)
 
 
-def _replacement(kind: str) -> Callable[[re.Match[bytes]], bytes]:
-    marker = f"[REDACTED:{kind}]".encode()
+# ------------------------------------------------------------------------------ literals
 
-    def repl(m: re.Match[bytes]) -> bytes:
-        keep = m.groupdict().get("keep")
-        return (keep or b"") + marker
+class _Literals:
+    """Every prefilter literal of a pattern set found in one pass, every anchor in another
+    (two small automata stay on the fast SIMD path where one large one would not)."""
 
-    return repl
-
-
-_AUTOMATA: dict[tuple[bytes, ...], object] = {}
-
-
-def _present(lower: bytes, patterns: tuple[Pattern, ...]) -> set[bytes]:
-    """The prefilter literals that occur in ``lower``.
-
-    With the optional ``ahocorasick_rs`` package all literals are found in one pass (about 3x
-    faster ingest); without it, one substring scan per literal.
-    """
-    literals = tuple(sorted({lit for p in patterns for lit in p.literals}))
-    if USE_AUTOMATON:
-        automaton = _AUTOMATA.get(literals)
-        if automaton is None:
+    def __init__(self, patterns: tuple[Pattern, ...]) -> None:
+        self.literals = tuple(sorted({lit for p in patterns for lit in p.literals}))
+        self.anchors = tuple(sorted({a for p in patterns for a in p.anchors}))
+        self.neighbours = {a: tuple(b for b in self.literals if b != a and _overlap(a, b))
+                           for a in self.literals}
+        """Literals a leftmost-first match of the key could hide (they share bytes)."""
+        self.shadows = {a: tuple((b, d) for b in self.anchors if b != a
+                                 for d in range(len(a)) if _agree(a[d:], b))
+                        for a in self.anchors}
+        """``(anchor, offset)``: anchors that can start ``offset`` bytes into the key's match
+        (a leftmost-first search reports the key and skips them)."""
+        self.automata: Any = None
+        if USE_AUTOMATON:
             try:
                 import ahocorasick_rs
             except ImportError:
-                automaton = False
+                pass
             else:
-                # Leftmost-first, non-overlapping: ~3x faster than overlapping search. It can
-                # only miss a literal that overlaps a reported one, and no literal overlaps a
-                # literal of another pattern (a test keeps it so), so no pattern is skipped.
-                automaton = ahocorasick_rs.BytesAhoCorasick(
-                    list(literals), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
-            _AUTOMATA[literals] = automaton
-        if automaton:
-            hits = automaton.find_matches_as_indexes(lower)  # type: ignore[attr-defined]
-            return {literals[i] for i, _, _ in hits}
-    return {lit for lit in literals if lit in lower}
+                self.automata = tuple(
+                    ahocorasick_rs.BytesAhoCorasick(
+                        list(lits), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
+                    if lits else None for lits in (self.literals, self.anchors))
+
+    def find(self, lower: bytes) -> tuple[set[bytes], list[tuple[bytes, int]]]:
+        """The literals present in ``lower``, and ``(anchor, start)`` of every anchor."""
+        if self.automata is not None:
+            # leftmost-first, non-overlapping: ~5x faster than overlapping search. A literal
+            # can only be hidden by a found one it overlaps: those are checked one by one.
+            lit_auto, anchor_auto = self.automata
+            present: set[bytes] = set()
+            if lit_auto is not None:
+                lits = self.literals
+                present = {lits[i] for i, _, _ in
+                           lit_auto.find_matches_as_indexes(lower)}
+                for a in tuple(present):
+                    present.update(b for b in self.neighbours[a]
+                                   if b not in present and b in lower)
+            hits: list[tuple[bytes, int]] = []
+            if anchor_auto is not None:
+                anchors = self.anchors
+                hits = [(anchors[i], s) for i, s, _ in
+                        anchor_auto.find_matches_as_indexes(lower)]
+                hits += self._hidden(lower, hits)
+            return present, hits
+        return self._find_slow(lower)
+
+    def _hidden(self, lower: bytes, hits: list[tuple[bytes, int]]) -> list[tuple[bytes, int]]:
+        """Anchors a leftmost-first match hid: those overlapping a found one, checked there."""
+        extra = []
+        shadows = self.shadows
+        for a, s in hits:
+            for b, d in shadows[a]:
+                if lower.startswith(b, s + d):
+                    extra.append((b, s + d))
+        return extra
+
+    def _find_slow(self, lower: bytes) -> tuple[set[bytes], list[tuple[bytes, int]]]:
+        present = {lit for lit in self.literals if lit in lower}
+        hits = []
+        for a in self.anchors:
+            at = lower.find(a)
+            while at != -1:
+                hits.append((a, at))
+                at = lower.find(a, at + 1)
+        return present, hits
+
+
+def _agree(tail: bytes, b: bytes) -> bool:
+    """Whether ``b`` can start where ``tail`` starts (they agree on their common length)."""
+    n = min(len(tail), len(b))
+    return tail[:n] == b[:n]
+
+
+def _overlap(a: bytes, b: bytes) -> bool:
+    """Whether an occurrence of ``a`` can share bytes with one of ``b``."""
+    if a in b or b in a:
+        return True
+    return any(a[-k:] == b[:k] or b[-k:] == a[:k] for k in range(1, min(len(a), len(b))))
 
 
 USE_AUTOMATON = True
-"""Use ``ahocorasick_rs`` for the prefilter when it is installed (tests switch it off)."""
+"""Use ``ahocorasick_rs`` for the literals when it is installed (tests switch it off)."""
+
+_TABLES: dict[tuple[int, bool], tuple[tuple[Pattern, ...], _Literals]] = {}
 
 
-def _matches(buf: bytes, patterns: tuple[Pattern, ...], limit: int) -> list[tuple[int, int, bytes]]:
-    """Non-overlapping ``(start, end, replacement)`` for matches starting before ``limit``."""
-    present = _present(buf.lower(), patterns)  # one copy; every prefilter literal is lower case
-    found: list[tuple[int, int, bytes]] = []
+def _table(patterns: tuple[Pattern, ...]) -> _Literals:
+    key = (id(patterns), USE_AUTOMATON)  # by identity: hashing the patterns costs ~1 ms
+    got = _TABLES.get(key)
+    if got is None or got[0] is not patterns:
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        got = _TABLES[key] = (patterns, _Literals(patterns))
+    return got[1]
+
+
+# ------------------------------------------------------------------------------ matching
+
+def _default_found(pat: Pattern, m: re.Match[bytes]) -> Found | None:
+    if pat.not_after is not None and m.start() > 0 and m.string[m.start() - 1] in pat.not_after:
+        return None
+    spans = []
+    for name, value in m.groupdict().items():
+        if value is not None and name.startswith("secret"):
+            spans.append((m.start(name), m.end(name), False))
+    if not spans:
+        spans = [(m.start(), m.end(), False)]
+    if not any(m.string[s:e].strip() and not m.string.startswith(b"[REDACTED:", s)
+               for s, e, _ in spans):
+        return None  # nothing left to hide (already redacted): redaction is idempotent
+    if pat.check is not None and not all(pat.check(m.string[s:e]) for s, e, _ in spans):
+        return None
+    spans.sort()
+    return Found(end=m.end(), spans=tuple(spans), kind=pat.kind)
+
+
+def _matches(buf: bytes, patterns: tuple[Pattern, ...], pos: int,
+             limit: int) -> list[tuple[int, Found]]:
+    """Non-overlapping ``(start, Found)`` for matches starting in ``[pos, limit)``."""
+    table = _table(patterns)
+    lower = buf.lower()  # every literal is lower case
+    present, anchor_hits = table.find(lower)
+    found: list[tuple[int, Found]] = []
     for pat in patterns:
-        if pat.literals and not any(lit in present for lit in pat.literals):
+        if pat.anchors:
+            for at in sorted({s for lit, s in anchor_hits if lit in pat.anchors}):
+                if at < pos or at >= limit:
+                    continue
+                m = pat.regex.match(buf, at)
+                if m is None:
+                    continue
+                f = pat.resolve(m, buf) if pat.resolve else _default_found(pat, m)
+                if f is not None:
+                    found.append((m.start(), f))
             continue
-        repl = _replacement(pat.kind)
-        for m in pat.regex.finditer(buf):
+        if pat.literals and not present.intersection(pat.literals):
+            continue
+        for m in pat.regex.finditer(buf, pos):
             if m.start() >= limit:
                 break
-            if m.end() > m.start():
-                found.append((m.start(), m.end(), repl(m)))
-    found.sort(key=lambda t: (t[0], -t[1]))
-    chosen: list[tuple[int, int, bytes]] = []
-    last_end = 0
-    for start, end, rep in found:
+            if m.end() <= m.start():
+                continue
+            f = pat.resolve(m, buf) if pat.resolve else _default_found(pat, m)
+            if f is not None:
+                found.append((m.start(), f))
+    found.sort(key=lambda t: (t[0], -t[1].end))
+    chosen: list[tuple[int, Found]] = []
+    last_end = pos
+    for start, f in found:
         if start >= last_end:
-            chosen.append((start, end, rep))
-            last_end = end
+            chosen.append((start, f))
+            last_end = max(f.end, f.spans[-1][1])
     return chosen
 
+
+_SEGMENT = re.compile(rb"[^\r\n]+")
+
+
+def _mask(secret: bytes, marker: bytes, quote: bool) -> bytes:
+    """The replacement of one secret span: newlines kept, each line's text replaced."""
+    if b"\n" not in secret and b"\r" not in secret:
+        return b'"' + marker + b'"' if quote else marker
+    def line(s: re.Match[bytes]) -> bytes:
+        text = s.group()
+        body = text.lstrip(b" \t")
+        return text[:len(text) - len(body)] + marker if body.strip() else text
+
+    return _SEGMENT.sub(line, secret)
+
+
+def _apply(buf: bytes, start: int, stop: int, chosen: list[tuple[int, Found]]) -> bytes:
+    parts = []
+    p = start
+    for _, f in chosen:
+        marker = f"[REDACTED:{f.kind}]".encode()
+        for s, e, quote in f.spans:
+            if s < p:
+                continue
+            parts.append(buf[p:s])
+            parts.append(_mask(buf[s:e], marker, quote))
+            p = e
+    parts.append(buf[p:stop])
+    return b"".join(parts)
+
+
+# ------------------------------------------------------------------------------ entry points
 
 def redact_bytes(data: bytes, patterns: tuple[Pattern, ...] = BUILTIN_PATTERNS) -> tuple[bytes, int]:
     """Redact a whole buffer; returns ``(redacted bytes, replacements)``."""
@@ -170,43 +307,73 @@ def redact_bytes(data: bytes, patterns: tuple[Pattern, ...] = BUILTIN_PATTERNS) 
     return out, r.count
 
 
+def redact_text(text: str, patterns: tuple[Pattern, ...] = BUILTIN_PATTERNS) -> tuple[str, int]:
+    """Redact a string (as its UTF-8 bytes); returns ``(redacted text, replacements)``."""
+    raw = text.encode("utf-8", "surrogatepass")
+    out, n = redact_bytes(raw, patterns)
+    return (out.decode("utf-8", "surrogatepass") if n else text), n
+
+
+def redact_value(value: Any, patterns: tuple[Pattern, ...] = BUILTIN_PATTERNS) -> tuple[Any, int]:
+    """Redact every string in a JSON-like value (dict keys kept); returns ``(value, count)``."""
+    if isinstance(value, str):
+        return redact_text(value, patterns)
+    if isinstance(value, dict):
+        out: dict[Any, Any] = {}
+        total = 0
+        for k, v in value.items():
+            out[k], n = redact_value(v, patterns)
+            total += n
+        return out, total
+    if isinstance(value, (list, tuple)):
+        items = []
+        total = 0
+        for v in value:
+            r, n = redact_value(v, patterns)
+            items.append(r)
+            total += n
+        return (type(value)(items) if isinstance(value, tuple) else items), total
+    return value, 0
+
+
 class Redactor:
-    """Streaming redaction: ``feed`` bytes, get redacted bytes back (lagging by a small tail)."""
+    """Streaming redaction: ``feed`` bytes, get redacted bytes back (lagging by a small tail).
+
+    The output has exactly as many newlines as the input, in the same places relative to the
+    text that is kept.
+    """
 
     def __init__(self, patterns: tuple[Pattern, ...] = BUILTIN_PATTERNS) -> None:
         self.patterns = patterns
         self.count = 0
         """Replacements made so far."""
         self._buf = b""
+        self._skip = 0
+        """Bytes at the start of ``_buf`` already emitted (left context only)."""
 
     def feed(self, data: bytes) -> bytes:
         """Add bytes; returns the redacted bytes that are final now."""
         self._buf = self._buf + data if self._buf else bytes(data)
-        if len(self._buf) < max(_MIN_BATCH_BYTES, 2 * OVERLAP_BYTES):
+        if len(self._buf) - self._skip < max(_MIN_BATCH_BYTES, 2 * OVERLAP_BYTES):
             return b""
         return self._scan(final=False)
 
     def flush(self) -> bytes:
         """Return everything still held (end of stream)."""
-        return self._scan(final=True)
+        out = self._scan(final=True)
+        self._buf, self._skip = b"", 0
+        return out
 
     def _scan(self, final: bool) -> bytes:
-        buf = self._buf
+        buf, skip = self._buf, self._skip
         limit = len(buf) if final else len(buf) - OVERLAP_BYTES
-        if limit <= 0:
+        if limit <= skip:
             return b""
-        found = _matches(buf, self.patterns, limit)
-        if not found:
-            self._buf = buf[limit:]
-            return buf[:limit]
-        cut = max(limit, found[-1][1])
-        parts = []
-        pos = 0
-        for start, end, rep in found:
-            parts.append(buf[pos:start])
-            parts.append(rep)
-            pos = end
-        parts.append(buf[pos:cut])
-        self.count += len(found)
-        self._buf = buf[cut:]
-        return b"".join(parts)
+        chosen = _matches(buf, self.patterns, skip, limit)
+        cut = max(limit, max((max(f.end, f.spans[-1][1]) for _, f in chosen), default=limit))
+        out = _apply(buf, skip, cut, chosen) if chosen else buf[skip:cut]
+        self.count += len(chosen)
+        keep = max(0, cut - CONTEXT_BYTES)
+        self._buf = buf[keep:]
+        self._skip = cut - keep
+        return out

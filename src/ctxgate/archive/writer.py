@@ -1,6 +1,10 @@
 """Ingest: redact, chunk, compress and commit one entry from bytes, a stream or incremental writes.
 
-Memory stays constant: the redactor holds a 16 KiB tail, the chunker one 1 MiB chunk, and
+The redactor is the archive's own, or the caller's (``redacted_by``: the firewall redacts once
+and feeds the same redacted bytes to the archive and to its digest). Every text field of the
+metadata (the command line included) is redacted with the same patterns.
+
+Memory stays constant: the redactor holds a 32 KiB tail, the chunker one 1 MiB chunk, and
 compressed chunks are flushed to the store every :data:`FLUSH_CHUNKS` chunks under a fresh blob
 key. The record (and the last chunks) is committed in one transaction when the stream ends, at
 which point the content's sha256 is known and becomes the id.
@@ -22,6 +26,7 @@ from ctxgate.tokens import TokenCount
 
 if TYPE_CHECKING:
     from ctxgate.archive.archive import Archive
+    from ctxgate.archive.redact import Redactor
 
 __all__ = ["FLUSH_CHUNKS", "EntryWriter"]
 
@@ -36,11 +41,14 @@ class EntryWriter:
     the block still stores what was written (then propagates).
     """
 
-    def __init__(self, archive: Archive, meta: EntryMeta) -> None:
+    def __init__(self, archive: Archive, meta: EntryMeta, *,
+                 redacted_by: Redactor | None = None) -> None:
         self._archive = archive
         self._meta = meta
         policy = archive.policy
-        self._redactor = archive._new_redactor()
+        self._external = redacted_by
+        """The caller's redactor: it redacts before writing (its count is recorded)."""
+        self._redactor = None if redacted_by is not None else archive._new_redactor()
         self._chunker = Chunker(level=policy.compression_level, chunk_bytes=policy.chunk_bytes,
                                 head_bytes=policy.exact_tokens_max_bytes)
         self._blob = secrets.token_hex(16)
@@ -116,17 +124,24 @@ class EntryWriter:
         meta = self._meta
         tokens = tokens or meta.tokens or self._archive._count_tokens(chunker)
         now = time.time()
+        redactor = self._external or self._redactor
         info: dict[str, Any] = {
             "tool": meta.tool, "command": meta.command, "source": meta.source,
             "session_id": meta.session_id,
             "exit_code": meta.exit_code if exit_code is None else exit_code,
             "reason": meta.reason if reason is None else reason,
             "truncated": bool(truncated),
-            "redactions": self._redactor.count if self._redactor is not None else 0,
-            "redaction": self._redactor is not None,
+            "redactions": redactor.count if redactor is not None else 0,
+            "redaction": redactor is not None,
             "extra": {**meta.extra, **(extra or {})},
             "tokens": asdict(tokens) if tokens is not None else None,
         }
+        if redactor is not None:  # the command line and every other text field too
+            from ctxgate.archive.redact import redact_value
+
+            for key in ("tool", "command", "source", "session_id", "reason", "extra"):
+                info[key], n = redact_value(info[key], redactor.patterns)
+                info["redactions"] += n
         try:
             json.dumps(info)
         except (TypeError, ValueError) as exc:

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ctxgate.bound.limits import Limits, refuse
-from ctxgate.bound.marker import marker_block
+from ctxgate.bound.marker import Marker, cut_string, marker_block, parse_marker
 from ctxgate.bound.measure import escaped_size, measure, text_bytes
 from ctxgate.bound.policy import DEFAULT_BOUND_POLICY, BoundPolicy
 from ctxgate.bound.scan import Candidate, scan
 from ctxgate.bound.selectors import parse_selectors
 from ctxgate.bound.trim import cut_text, plan_level, plan_widest
-from ctxgate.errors import BoundError, CtxgateError
+from ctxgate.errors import BoundError
 
 __all__ = ["BoundResult", "Cut", "OriginalsArchive", "bound_record"]
 
@@ -78,6 +78,30 @@ class BoundResult:
     def changed(self) -> bool:
         """Whether anything was cut."""
         return bool(self.cuts)
+
+    def marker(self, path: str) -> Marker | None:
+        """The marker the bound wrote in the string at JSON pointer ``path``, or ``None``.
+
+        ``None`` unless a cut was made at ``path`` and the string there ends in the marker of
+        exactly that cut (counts, keep mode, bound and archive id): an uncut tool output that
+        itself ends in marker-shaped text is never taken for a cut.
+        """
+        cut = next((c for c in self.cuts if c.path == path), None)
+        if cut is None:
+            return None
+        value = _at_pointer(self.record, path)
+        if not isinstance(value, str):
+            return None
+        marker = parse_marker(value)
+        if marker is None or (marker.kept_bytes, marker.original_bytes, marker.bound_bytes,
+                              marker.keep) != (cut.kept_bytes, cut.original_bytes,
+                                               self.max_bytes, cut.keep):
+            return None
+        if (marker.archive_id is None) != (cut.archive_id is None) or (
+                cut.archive_id is not None and marker.archive_id is not None
+                and not cut.archive_id.startswith(marker.archive_id)):
+            return None
+        return marker
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready report (without the record)."""
@@ -173,11 +197,16 @@ def bound_record(
 
 
 def _store(archive: OriginalsArchive, cand: Candidate) -> tuple[str | None, str | None, str | None]:
-    """Store the original; a failing archive is reported on the cut, never fatal."""
+    """Store the original; a failing archive is reported on the cut, never fatal.
+
+    Any ``Exception`` from the archive counts as a failure to store (a full disk is an
+    ``OSError``, a broken database a ``sqlite3.Error``, a lost Redis a ``redis`` error):
+    the cut is made without an id and ``Cut.archive_error`` says why.
+    """
     data = cand.text.encode("utf-8", "surrogatepass")
     try:
         entry = archive.put(data, _entry_meta(cand))
-    except CtxgateError as exc:
+    except Exception as exc:  # noqa: BLE001 - a failing archive never fails the bound
         return None, None, f"{type(exc).__name__}: {exc}"
     return str(entry.id), str(entry.short_id), None
 
@@ -199,8 +228,8 @@ def _apply(record, cands, targets, cut_set, markers, originals, ids, bound, snap
         archive_id, short, error = ids.get(i, (None, None, None))
         budget = targets[i] - 2 - markers[i]
         head, tail, kept = cut_text(cand.text, budget, cand.keep, snap)
-        block = marker_block(kept_bytes=kept, original_bytes=originals[i], bound_bytes=bound,
-                             keep=cand.keep, archive_id=short)
+        text = cut_string(head, tail, kept_bytes=kept, original_bytes=originals[i],
+                          bound_bytes=bound, keep=cand.keep, archive_id=short)
         container = root
         for depth in range(len(cand.tokens) - 1):
             prefix = cand.tokens[:depth + 1]
@@ -208,10 +237,26 @@ def _apply(record, cands, targets, cut_set, markers, originals, ids, bound, snap
                 copies[prefix] = _shallow(container[prefix[-1]])
                 container[prefix[-1]] = copies[prefix]
             container = copies[prefix]
-        container[cand.tokens[-1]] = head + block + tail
+        container[cand.tokens[-1]] = text
         cuts.append(Cut(path=cand.path, original_bytes=originals[i], kept_bytes=kept,
                         keep=cand.keep, archive_id=archive_id, archive_error=error))
     return root, cuts
+
+
+def _at_pointer(record: Any, path: str) -> Any:
+    """The value at JSON pointer ``path`` (RFC 6901), or ``None`` when there is none."""
+    node = record
+    for raw in path.split("/")[1:] if path else []:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            if token not in node:
+                return None
+            node = node[token]
+        elif isinstance(node, list | tuple) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return None
+    return node
 
 
 def _shallow(value: Any) -> Any:

@@ -72,6 +72,13 @@ def main(argv: list[str] | None = None) -> None:
     printed as ``ctxgate: ErrorType: message`` with the error's exit code, never a traceback.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None and args[:2] == ["hook", "pre"]:
+        # first, before any heavy import: the harness's process becomes a supervisor that
+        # blocks on every fault (signals, a hung worker, a closed stdout); the rest runs in
+        # its worker (see ctxgate.integrations.hooks.supervisor)
+        from ctxgate.integrations.hooks.supervisor import main_guard
+
+        main_guard(args)
     if args and args[0] in FAST_COMMANDS and not {"--help", "-h"} & set(args[1:]):
         from ctxgate.cli import fast
 

@@ -63,7 +63,12 @@ def bound(
     if config.bound.archive:
         from ctxgate.archive import Archive
 
-        store = Archive.open(config.home, config.archive)
+        try:
+            store = Archive.open(config.home, config.archive)
+        except Exception as exc:  # noqa: BLE001 - a broken archive never fails the bound
+            typer.echo(f"ctxgate bound: warning: the archive cannot be opened "
+                       f"({type(exc).__name__}: {exc}); cutting without storing originals "
+                       "(markers say the full original was not stored)", err=True)
     try:
         result = bound_record(record, policy=config.bound, archive=store)
     except RecordBoundError as exc:
@@ -73,6 +78,11 @@ def bound(
         close = getattr(store, "close", None)
         if callable(close):
             close()
+    failed = [c for c in result.cuts if c.archive_error]
+    if failed:
+        typer.echo(f"ctxgate bound: warning: {len(failed)} of {len(result.cuts)} cut originals "
+                   f"were not stored ({failed[0].archive_error}); their markers say the full "
+                   "original was not stored", err=True)
     # bytes go to the binary stream untouched (typer.echo passes bytes through)
     typer.echo(emit_bytes(result.record))
     if report:

@@ -29,9 +29,12 @@ def check(
         "--backend", help="Decision backend: local, openai, structured, or module:factory.")] = None,
     ask: Annotated[bool, typer.Option(
         "--ask", help="On a deny, ask on the terminal whether to run this exact call once.")] = False,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Also print the effect class, its source and evidence, and the "
+        "model's probabilities.")] = False,
     json_out: JsonOption = False,
 ) -> None:
-    """Judge one tool call: exit 0 allow, 1 deny, 2 usage error.
+    """Judge one tool call: exit 0 allow, 1 deny, 3 ask (a person decides), 2 usage error.
 
     Example:
         ctxgate gate check --request "list the repo" --tool bash --args '{"command": "ls -la"}'
@@ -71,15 +74,85 @@ def check(
 
         approver = prompt_approver()
     gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit,
-                    approver=approver)
+                    approver=approver, home=config.home)
     verdict = gate.decide_sync(ToolCall(tool=tool, arguments=arguments),
                                user_request=request, conversation=conversation)
     if json_out:
         typer.echo(json.dumps(verdict.to_dict(), ensure_ascii=False))
     else:
         typer.echo(f"{verdict.outcome}: {verdict.reason}")
+        if explain:
+            typer.echo(explain_verdict(verdict))
+    if verdict.outcome == "ask":
+        raise typer.Exit(3)
     if not verdict.allowed:
         raise typer.Exit(1)
+
+
+def explain_verdict(verdict) -> str:
+    """The decision record for a person: code, effect and evidence, probabilities, model."""
+    lines = [f"  code: {verdict.code}"]
+    effect = verdict.effect
+    if effect is None:
+        lines.append("  effect: unknown (no rule knows this call; the model decided)")
+    else:
+        conf = "" if effect.rule_based else f", p={effect.confidence:.2f}"
+        lines.append(f"  effect: {effect.effect.value} (source {effect.source.value}{conf})")
+        lines.append(f"    evidence: {effect.evidence}")
+        lines.extend(f"    - {d}" for d in effect.details)
+    probs = " ".join(f"{k}={v:.3f}" for k, v in verdict.probabilities.items())
+    lines.append(f"  probabilities: {probs or 'not asked'}")
+    if verdict.model_id:
+        lines.append(f"  model: {verdict.model_id}")
+    lines.append(f"  args sha256: {verdict.args_sha256}")
+    return "\n".join(lines)
+
+
+@gate_app.command("approve")
+def approve(
+    call_id: Annotated[str, typer.Argument(
+        help="The audit row id (`gate log`) or a prefix of the call's args sha256 "
+             "(at least 6 hex digits).")],
+    json_out: JsonOption = False,
+) -> None:
+    """Approve one denied or asked call once: the identical call then runs one time.
+
+    Example:
+        ctxgate gate approve 3f2a9c01be77
+    """
+    import json
+    import re
+
+    from ctxgate.errors import UsageError
+    from ctxgate.gate.audit import AuditLog
+    from ctxgate.gate.grants import GrantStore
+
+    config = build_config()
+    with AuditLog.in_home(config.home) as audit:
+        if call_id.isdigit() and len(call_id) < 6:
+            rows = audit.query(row_id=int(call_id), limit=1)
+        elif re.fullmatch(r"[0-9a-fA-F]{6,64}", call_id):
+            rows = audit.query(args_prefix=call_id, limit=200)
+            if not rows and call_id.isdigit():
+                rows = audit.query(row_id=int(call_id), limit=1)
+        else:
+            raise UsageError(f"{call_id!r} is neither an audit row id nor a hex prefix of an "
+                             "args sha256 (at least 6 digits); see `ctxgate gate log`")
+    calls = sorted({(r.tool, r.args_sha256) for r in rows})
+    if not calls:
+        raise UsageError(f"no recorded gate decision matches {call_id!r}; see `ctxgate gate "
+                         "log --verdict deny` for the ids")
+    if len(calls) > 1:
+        shown = ", ".join(f"{t} {h[:12]}" for t, h in calls[:5])
+        raise UsageError(f"{call_id!r} matches {len(calls)} different calls ({shown}); give "
+                         "more digits of the sha256 or the audit row id")
+    tool, digest = calls[0]
+    GrantStore.in_home(config.home).grant(tool, digest)
+    if json_out:
+        typer.echo(json.dumps({"tool": tool, "args_sha256": digest, "approved_runs": 1}))
+    else:
+        typer.echo(f"approved once: {tool} with args sha256 {digest[:12]}; the identical call "
+                   "now runs one time")
 
 
 @gate_app.command("log")
@@ -124,7 +197,9 @@ def log_(
         probs = " ".join(f"{k}={v:.2f}" for k, v in r.probabilities.items())
         flags = ",".join(f for f, on in (("cached", r.cached), ("fast-path", r.fast_path),
                                          ("approved", r.approved)) if on)
-        typer.echo(f"{when}  {r.verdict:<5}  {r.tool:<12} {r.code:<24} {probs} "
+        if r.effect:
+            flags = ",".join(x for x in (flags, f"{r.effect['effect']}/{r.effect['source']}") if x)
+        typer.echo(f"{when}  #{r.id} {r.verdict:<5}  {r.tool:<12} {r.code:<24} {probs} "
                    f"{r.latency_ms:.1f}ms {flags} {r.args_sha256[:12]}".rstrip())
         typer.echo(f"    {r.reason}")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -24,6 +24,27 @@ def _emit(response) -> None:
     if response.stderr:
         sys.stderr.write(response.stderr + "\n")
     raise typer.Exit(response.exit_code)
+
+
+def _post_fault(message: str) -> NoReturn:
+    """End ``hook post`` on a fault: a warning on stderr, nothing (more) on stdout, exit 1.
+
+    Exit 1 is the harness's "non-blocking error": the tool's output reaches the model
+    unchanged and the user sees the warning. The harness reads stdout only on exit 0, so
+    bytes of an answer already written are never taken as an answer.
+    """
+    import os
+
+    try:
+        os.write(2, f"ctxgate could not digest this output ({message}); it was passed "
+                    "through unchanged\n".encode("utf-8", "replace"))
+    except OSError:
+        pass
+    os._exit(POST_FAULT_EXIT)
+
+
+POST_FAULT_EXIT = 1
+"""``hook post`` exit status on any fault: a non-blocking error (the call already ran)."""
 
 
 @hook_app.command("pre")
@@ -48,25 +69,31 @@ def pre(
     import threading
 
     from ctxgate.integrations.hooks.handlers import BLOCK_EXIT, HookResponse
+    from ctxgate.integrations.hooks.supervisor import BLOCK_PREFIX, is_worker
 
     def block(message: str) -> HookResponse:
-        return HookResponse(stderr=f"ctxgate blocked this call: {message}", exit_code=BLOCK_EXIT)
+        return HookResponse(stderr=f"{BLOCK_PREFIX}{message}", exit_code=BLOCK_EXIT)
 
     def watchdog() -> None:
-        sys.stderr.write(f"ctxgate blocked this call: the gate did not decide within {deadline:g} s "
+        sys.stderr.write(f"{BLOCK_PREFIX}the gate did not decide within {deadline:g} s "
                          "(a hung decision model or a slow start); retry, or ask the user\n")
         sys.stderr.flush()
         os._exit(BLOCK_EXIT)
 
-    timer = threading.Timer(deadline, watchdog)
-    timer.daemon = True
-    timer.start()
+    # Under the supervisor (every real `ctxgate hook pre` process on POSIX) the deadline is
+    # enforced by the supervisor process, on time even when this one holds the GIL; the
+    # thread below is the fallback where there is no supervisor (in-process calls, Windows).
+    timer = None if is_worker() else threading.Timer(deadline, watchdog)
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
         response = _pre(harness, rewrite, approve, backend)
     except Exception as exc:  # noqa: BLE001 - every failure blocks the call (fail closed)
         response = block(f"{type(exc).__name__}: {exc}")
     finally:
-        timer.cancel()
+        if timer is not None:
+            timer.cancel()
     _emit(response)
 
 
@@ -88,7 +115,8 @@ def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
         from ctxgate.gate.audit import AuditLog
 
         audit = AuditLog.in_home(config.home)
-    gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit)
+    gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit,
+                    home=config.home)
     return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve)
 
 
@@ -101,15 +129,27 @@ def post(
     Example:
         ctxgate hook post < payload.json
     """
-    from ctxgate.integrations.hooks.handlers import HookResponse
+    import signal
 
+    for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name),
+                          lambda signum, _frame: _post_fault(
+                              f"interrupted by {signal.Signals(signum).name}"))
     try:
         response = _post()
     except Exception as exc:  # noqa: BLE001 - the output then reaches the model unchanged
-        response = HookResponse(
-            stderr=f"ctxgate could not digest this output ({type(exc).__name__}: {exc}); "
-                   "it was passed through unchanged", exit_code=1)
-    _emit(response)
+        _post_fault(f"{type(exc).__name__}: {exc}")
+    if response.stdout:
+        import os
+
+        data = memoryview((response.stdout + "\n").encode("utf-8"))
+        try:
+            while data:
+                data = data[os.write(1, data):]
+        except OSError as exc:
+            _post_fault(f"its answer could not be written: {exc.strerror}")
+    raise typer.Exit(0)
 
 
 def _post():

@@ -22,7 +22,7 @@ BackendOption = Annotated[str | None, typer.Option(
     "--backend", help="Decision backend (default: [gate] backend).")]
 
 
-def _pipeline(config, *, gate: bool, request: str | None, prefix: str):
+def _pipeline(config, *, gate: bool, request: str | None, prefix: str, server: str = ""):
     from ctxgate.integrations.mcp.tools import CallPipeline
 
     tool_gate = None
@@ -37,8 +37,9 @@ def _pipeline(config, *, gate: bool, request: str | None, prefix: str):
 
             audit = AuditLog.in_home(config.home)
         tool_gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy,
-                             audit=audit)
-    return CallPipeline(config, gate=tool_gate, request=request, tool_prefix=prefix)
+                             audit=audit, home=config.home)
+    return CallPipeline(config, gate=tool_gate, request=request, tool_prefix=prefix,
+                        server=server)
 
 
 @mcp_app.command("serve")
@@ -78,7 +79,8 @@ def proxy(
     from ctxgate.integrations.mcp.server import serve_stdio
 
     config = build_config(gate={"backend": backend})
-    pipeline = _pipeline(config, gate=gate, request=request, prefix=f"mcp__{name}__")
+    pipeline = _pipeline(config, gate=gate, request=request, prefix=f"mcp__{name}__",
+                         server=name)
 
     async def main() -> None:
         async with Downstream(list(command)) as downstream:

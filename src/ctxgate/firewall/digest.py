@@ -54,14 +54,27 @@ def build_digest(
 ) -> Digest:
     """Render the digest of a scanned output within ``policy.digest_max_bytes``.
 
+    The scan should be of the bytes as archived, i.e. already redacted (the pipeline scans
+    the redactor's output), so excerpts are cut from redacted text, never redacted one line at
+    a time, and their line numbers are the archive's. (A pass over the rendered digest would
+    be wrong: it sees line-number gutters as text, ``5| `` after a BEGIN line as key body.)
+
     Args:
-        scan: the streaming scan of the output.
+        scan: the streaming scan of the (redacted) output.
         ctx: archive id, tool, command, exit code, tokens, decision.
         policy: budgets and caps.
-        redact: applied to every excerpt before rendering (the archive's secret redaction).
+        redact: applied to the header's command line and notes (text not in the scan).
     """
     budget = policy.digest_max_bytes
-    r = _Renderer(scan, ctx, policy, redact or (lambda b: b))
+    if redact is not None:
+        from dataclasses import replace
+
+        def red(text: str) -> str:
+            return redact(text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
+
+        ctx = replace(ctx, command=red(ctx.command) if ctx.command else ctx.command,
+                      notes=tuple(red(n) for n in ctx.notes))
+    r = _Renderer(scan, ctx, policy, lambda b: b)
     if scan.binary:
         digest = r.binary(budget)
     else:

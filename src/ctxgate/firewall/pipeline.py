@@ -1,8 +1,11 @@
 """One output through the firewall: archive first, scan and meter on the way, then decide.
 
-:class:`OutputPipeline` is fed the output chunk by chunk. Each chunk goes to the archive
-writer, the streaming scanner and the token meter, so nothing is held but the scanner's
-bounded buffers. :meth:`OutputPipeline.finish` makes the one decision, commits the archive
+:class:`OutputPipeline` is fed the output chunk by chunk. Each chunk is redacted once (the
+archive's secret patterns, streaming) and the redacted bytes go to the archive writer, the
+streaming scanner and the token meter, so nothing is held but the scanner's bounded buffers,
+and the digest, built from the scan, shows exactly the bytes the archive stores: no secret,
+and the same line numbers (redaction never removes a newline). The command line and the notes
+shown in the digest header are redacted too. :meth:`OutputPipeline.finish` makes the one decision, commits the archive
 entry with its reason, and renders the digest or returns the verbatim text.
 :func:`firewall` does the same for an output the caller already has.
 """
@@ -40,7 +43,7 @@ class FirewallResult:
     """The archive entry (None only for empty output)."""
     digest: Digest | None = None
     output_bytes: int = 0
-    """Size of the output, UTF-8 bytes as produced (before redaction)."""
+    """Size of the output, bytes as produced (before redaction)."""
     output_lines: int = 0
     tokens: TokenCount | None = None
     """Tokens of the output: exact when fully counted, else a labelled estimate."""
@@ -106,13 +109,28 @@ class OutputPipeline:
         )
         self._meta = EntryMeta(tool=self.tool, command=self.command, source=self.source,
                                session_id=self.session_id, extra=dict(self.extra))
-        self._writer = self.archive.writer(self._meta)
+        self._redactor = self.archive.new_redactor()
+        self._writer = self.archive.writer(self._meta, redacted_by=self._redactor)
+        self._raw_bytes = 0
+        self._raw_prefix = bytearray()
+        """The first bytes as produced (verbatim delivery of a small output)."""
         self._store_error: str | None = None
         """Why the archive could not store the output; the run goes on without it."""
         self._finished: FirewallResult | None = None
 
     def feed(self, data: bytes) -> None:
-        """Add a chunk of output (archived, scanned and metered)."""
+        """Add a chunk of output (redacted, then archived, scanned and metered)."""
+        if not data:
+            return
+        self._raw_bytes += len(data)
+        room = self.scanner.keep_bytes - len(self._raw_prefix)
+        if room > 0:
+            self._raw_prefix += data[:room]
+        if self._redactor is not None:
+            data = self._redactor.feed(data)
+        self._consume(data)
+
+    def _consume(self, data: bytes) -> None:
         if not data:
             return
         if self._store_error is None:
@@ -137,6 +155,8 @@ class OutputPipeline:
         """
         if self._finished is not None:
             return self._finished
+        if self._redactor is not None:
+            self._consume(self._redactor.flush())
         scan = self.scanner.close()
         meter = self.meter.close()
         decision = decide(tool=self.tool, output_bytes=scan.total_bytes, gauge=meter,
@@ -165,19 +185,20 @@ class OutputPipeline:
             ctx = DigestContext(
                 tool=self.tool, archive_id=entry.short_id if entry else "unavailable",
                 expires_at=entry.expires_at if entry else None, archived=entry is not None,
-                command=self.command, exit_code=exit_code, tokens=meter.describe(),
-                reason=decision.reason, detail=decision.detail, notes=notes,
+                command=self._redact(self.command), exit_code=exit_code,
+                tokens=meter.describe(), reason=decision.reason, detail=decision.detail,
+                notes=tuple(self._redact(n) or "" for n in notes),
                 expand_tool=self.expand_tool, group_by_file=is_search_command(self.command),
             )
-            digest = build_digest(scan, ctx, self.policy, redact=self._redactor())
+            digest = build_digest(scan, ctx, self.policy)  # scan and header are redacted
             text: str | None = digest.text
         elif streamed:
             text = None
         else:
             if verbatim is not None:
                 data = verbatim
-            elif scan.complete:
-                data = scan.prefix
+            elif len(self._raw_prefix) == self._raw_bytes:  # the whole output, as produced
+                data = bytes(self._raw_prefix)
             elif entry is not None:  # larger than the scanner kept: read back (redacted)
                 data = self.archive.read(entry.id)
             else:  # not stored and not kept whole: what was kept, said plainly
@@ -187,18 +208,18 @@ class OutputPipeline:
             text = data.decode("utf-8", "replace")
         self._finished = FirewallResult(
             text=text, decision=decision, entry=entry, digest=digest,
-            output_bytes=scan.total_bytes, output_lines=scan.lines, tokens=meter.count(),
+            output_bytes=self._raw_bytes, output_lines=scan.lines, tokens=meter.count(),
             tokens_text=meter.describe(), notes=notes, data=data,
         )
         return self._finished
 
-    def _redactor(self):
-        if not getattr(self.archive.policy, "redact", False):
-            return None
-        from ctxgate.archive.redact import compile_patterns, redact_bytes
+    def _redact(self, text: str | None) -> str | None:
+        """``text`` with the archive's secret patterns applied (as stored in the entry)."""
+        if text is None or self._redactor is None:
+            return text
+        from ctxgate.archive.redact import redact_text
 
-        patterns = compile_patterns(self.archive.policy.extra_redact_patterns)
-        return lambda data: redact_bytes(data, patterns)[0]
+        return redact_text(text, self._redactor.patterns)[0]
 
 
 def _give_tokens(writer: Any, tokens: TokenCount) -> None:

@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS gate_audit (
     cached INTEGER NOT NULL,
     fast_path INTEGER NOT NULL,
     approved INTEGER NOT NULL,
-    escalated INTEGER NOT NULL
+    escalated INTEGER NOT NULL,
+    effect TEXT
 );
 CREATE INDEX IF NOT EXISTS gate_audit_ts ON gate_audit (ts);
 CREATE TABLE IF NOT EXISTS gate_cache (
@@ -80,6 +81,8 @@ class AuditRow:
     fast_path: bool
     approved: bool
     escalated: bool
+    effect: dict[str, Any] | None = None
+    """The effect class, its source and evidence (``Effect.to_dict``), when one was known."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types."""
@@ -109,6 +112,9 @@ class AuditLog:
             # loss may drop the last decisions. Keeps recording ~0.1 ms instead of an fsync.
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.executescript(_SCHEMA)
+            columns = {r[1] for r in self._conn.execute("PRAGMA table_info(gate_audit)")}
+            if "effect" not in columns:  # a log written before effects existed
+                self._conn.execute("ALTER TABLE gate_audit ADD COLUMN effect TEXT")
         except (sqlite3.Error, OSError) as exc:
             raise StoreUnavailable(
                 f"cannot open the gate audit log in {self.path}: {exc}; check the file and "
@@ -149,18 +155,22 @@ class AuditLog:
         omitted = json.dumps([{"argument": o.argument, "chars": o.chars} for o in v.omitted],
                              ensure_ascii=False)
         probs = json.dumps(dict(v.probabilities), sort_keys=True)
+        effect = getattr(v, "effect", None)
+        effect_json = json.dumps(effect.to_dict(), ensure_ascii=False, sort_keys=True) \
+            if effect is not None else None
         with self._tx() as conn:
             cur = conn.execute(
                 "INSERT INTO gate_audit (ts, tool, args_sha256, omitted, probabilities, model_id,"
-                " latency_ms, verdict, code, reason, cached, fast_path, approved, escalated)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " latency_ms, verdict, code, reason, cached, fast_path, approved, escalated,"
+                " effect) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (v.timestamp, v.tool, v.args_sha256, omitted, probs, v.model_id, v.latency_ms,
                  v.outcome, v.code, v.reason, int(v.cached), int(v.fast_path), int(v.approved),
-                 int(v.escalated)))
+                 int(v.escalated), effect_json))
             return int(cur.lastrowid or 0)
 
     def query(self, *, tool: str | None = None, verdict: str | None = None,
-              since: float | None = None, limit: int = 50) -> list[AuditRow]:
+              since: float | None = None, limit: int = 50, row_id: int | None = None,
+              args_prefix: str | None = None) -> list[AuditRow]:
         """Recorded decisions, newest first.
 
         Args:
@@ -168,8 +178,17 @@ class AuditLog:
             verdict: only ``allow``, ``deny`` or ``ask``.
             since: only decisions at or after this Unix time (seconds).
             limit: at most this many rows.
+            row_id: only the row with this id.
+            args_prefix: only rows whose ``args_sha256`` starts with this (hex).
         """
-        where, params = [], []
+        where: list[str] = []
+        params: list[Any] = []
+        if row_id is not None:
+            where.append("id = ?")
+            params.append(int(row_id))
+        if args_prefix:
+            where.append("substr(args_sha256, 1, ?) = ?")
+            params.extend([len(args_prefix), args_prefix.lower()])
         if tool:
             where.append("tool = ?")
             params.append(tool)
@@ -179,7 +198,9 @@ class AuditLog:
         if since is not None:
             where.append("ts >= ?")
             params.append(since)
-        sql = "SELECT * FROM gate_audit"
+        sql = ("SELECT id, ts, tool, args_sha256, omitted, probabilities, model_id, latency_ms,"
+               " verdict, code, reason, cached, fast_path, approved, escalated, effect"
+               " FROM gate_audit")
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY ts DESC, id DESC LIMIT ?"
@@ -190,7 +211,8 @@ class AuditLog:
                          omitted=json.loads(r[4]), probabilities=json.loads(r[5]), model_id=r[6],
                          latency_ms=r[7], verdict=r[8], code=r[9], reason=r[10],
                          cached=bool(r[11]), fast_path=bool(r[12]), approved=bool(r[13]),
-                         escalated=bool(r[14])) for r in rows]
+                         escalated=bool(r[14]), effect=json.loads(r[15]) if r[15] else None)
+                for r in rows]
 
     # ------------------------------------------------------------------ cache
 
@@ -204,6 +226,10 @@ class AuditLog:
             return None
         data = json.loads(row[0])
         data["omitted"] = tuple(Omission(**o) for o in data.get("omitted", ()))
+        if data.get("effect") is not None:
+            from ctxgate.gate.effects.model import Effect
+
+            data["effect"] = Effect.from_dict(data["effect"])
         return Verdict(**data)
 
     def cache_put(self, key: str, verdict: Verdict, expires: float, *, now: float) -> None:

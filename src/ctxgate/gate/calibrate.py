@@ -328,7 +328,8 @@ async def eval_gate(gate: Any, examples: Sequence[Example]) -> EvalReport:
     latencies: list[float] = []
     codes: dict[str, int] = {}
     fast = failures = 0
-    ok_codes = {"allowed", "fast_path", "destructive_unrequested", "check", "approved"}
+    ok_codes = {"allowed", "fast_path", "destructive_unrequested", "check", "approved", "ask",
+                "read_only_effect"}
     for ex in examples:
         if "destructive" not in ex.labels or "requested" not in ex.labels:
             continue

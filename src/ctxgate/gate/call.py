@@ -24,6 +24,10 @@ class ToolCall:
     arguments: Any = field(default_factory=dict)
     """The JSON arguments that will really run (the gate judges these, never a copy)."""
     call_id: str = ""
+    cwd: str = ""
+    """The directory the call runs in (paths are resolved against it); ``""``: this process's."""
+    server: str = ""
+    """The MCP server the call goes to, when known (its annotations then apply)."""
 
 
 @dataclass(frozen=True, kw_only=True)

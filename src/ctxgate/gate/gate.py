@@ -23,6 +23,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ctxgate.errors import (
@@ -56,6 +57,7 @@ from ctxgate.gate.call import (
     canonical_args,
     run_sync,
 )
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource
 from ctxgate.gate.policy import (
     DEFAULT_GATE_POLICY,
     DESTRUCTIVE_FALSE_CRITERIA,
@@ -69,6 +71,11 @@ __all__ = ["ApprovalRequest", "Approver", "ToolCall", "ToolGate", "args_sha256",
 
 log = logging.getLogger("ctxgate.gate")
 log.addHandler(logging.NullHandler())  # a library logs only where the host configured logging
+
+STRONG_SOURCES = frozenset({EffectSource.CONFIG, EffectSource.MCP_ANNOTATIONS,
+                            EffectSource.HARNESS_TOOL})
+"""Sources whose ``read_only`` allows a call without the model (the shell parser's does not:
+its read-only only means "not destructive", and the model is still asked)."""
 
 DESTRUCTIVE_ID = "destructive"
 REQUESTED_ID = "requested"
@@ -92,6 +99,9 @@ class ToolGate:
             the verdict cache; ``None`` keeps an in-process cache and records nothing.
         approver: the ask-outcome hook, consulted when a call would be denied.
         clock: seconds since the epoch (tests pass their own).
+        home: the ctxgate home; when given, the remembered MCP annotations
+            (``mcp-tools.json``) feed the effect rules and the one-time approvals of
+            ``ctxgate gate approve`` (``gate-grants.db``) are honoured.
 
     Raises:
         ConfigError: invalid settings — a threshold outside [0, 1] or NaN; an empty,
@@ -108,6 +118,7 @@ class ToolGate:
         audit: Any = None,
         approver: Approver | None = None,
         clock: Callable[[], float] = time.time,
+        home: str | Path | None = None,
     ):
         if not isinstance(policy, GatePolicy):
             raise ConfigError(f"policy must be a GatePolicy, got {type(policy).__name__}")
@@ -134,6 +145,14 @@ class ToolGate:
                 "factory returning one"
             )
         self._cache = audit if audit is not None else MemoryVerdictCache()
+        self.annotations = None
+        self.grants = None
+        if home is not None:
+            from ctxgate.gate.effects.annotations import AnnotationStore
+            from ctxgate.gate.grants import GrantStore
+
+            self.annotations = AnnotationStore.in_home(home)
+            self.grants = GrantStore.in_home(home)
         self._approvals: dict[tuple[str, str], int] = {}
         self.consecutive_denials = 0
         self.total_denials = 0
@@ -161,6 +180,8 @@ class ToolGate:
             [(c.id, c.deny_at_or_above) for c in self.checks],
             p.arg_budget_chars, p.user_request_max_chars,
             sorted((k, list(v)) for k, v in p.full_views.items()),
+            p.ask_threshold, p.effects, sorted(p.trusted_mcp_servers),
+            sorted((k, repr(v)) for k, v in p.tool_rules.items()),
         ]).encode()).hexdigest()[:16]
 
     def _ensure_model(self) -> None:
@@ -242,9 +263,12 @@ class ToolGate:
             digest = args_sha256(call.arguments)
         except (TypeError, ValueError) as exc:
             return self._deny(tool, "unserializable", reasons.unserializable(exc))
-        base = {"tool": tool, "args_sha256": digest}
+        base: dict[str, Any] = {"tool": tool, "args_sha256": digest}
         if self._approvals.get((tool, digest)):
             self._approvals[(tool, digest)] -= 1
+            return Verdict(outcome="allow", code="approved", approved=True, **base,
+                           reason=reasons.approved())
+        if self.grants is not None and self._consume_grant(tool, digest):
             return Verdict(outcome="allow", code="approved", approved=True, **base,
                            reason=reasons.approved())
         if p.fast_path:
@@ -256,13 +280,19 @@ class ToolGate:
                 if proof.read_only:
                     return Verdict(outcome="allow", code="fast_path", fast_path=True, **base,
                                    reason=reasons.fast_path(proof.reason))
+        effect = self._effect(call) if p.effects else None
+        base["effect"] = effect
+        if effect is not None and effect.effect is EffectClass.READ_ONLY and \
+                effect.source in STRONG_SOURCES:
+            return Verdict(outcome="allow", code="read_only_effect", **base,
+                           reason=reasons.read_only_effect(effect.evidence))
         request, source = self._user_request(conversation, user_request, run_prompts)
         if request is None:
             return self._deny(tool, "no_user_request", reasons.no_user_request(), **base)
         request = truncate_middle(request, p.user_request_max_chars)
         common = dict(base, user_request=request, user_request_source=source)
         self._ensure_model()
-        cache_key = self._cache_key(request, tool, digest)
+        cache_key = self._cache_key(request, tool, digest, effect)
         cached = self._cache_get(cache_key)
         if cached is not None:
             return replace(cached, cached=True, **common)
@@ -288,7 +318,7 @@ class ToolGate:
         model_ids = sorted({a.model_id for a in answers.values() if a.model_id})
         if model_ids:
             common["model_id"] = ",".join(model_ids)
-        verdict = self._judge(tool, probs, common)
+        verdict = self._judge(tool, probs, common, effect)
         self._cache_put(cache_key, verdict)
         return verdict
 
@@ -325,8 +355,47 @@ class ToolGate:
         code, reason = reasons.failure(exc)
         return self._deny(tool, code, reason, **common)
 
-    def _judge(self, tool: str, probs: Mapping[str, float], common: dict) -> Verdict:
-        """Thresholds; a second layer that denies on anything missing, NaN or out of range."""
+    def _consume_grant(self, tool: str, digest: str) -> bool:
+        try:
+            return bool(self.grants.consume(tool, digest))
+        except Exception as exc:  # noqa: BLE001 - an unreadable store grants nothing
+            log.warning("tool gate: the approvals store could not be read: %s", exc)
+            return False
+
+    def _effect(self, call: ToolCall) -> Effect | None:
+        from ctxgate.gate.effects.resolve import resolve_effect
+
+        return resolve_effect(call.tool, call.arguments, policy=self.policy,
+                              cwd=call.cwd or None, server=call.server,
+                              annotations=self.annotations)
+
+    def _thresholds(self, tool: str) -> tuple[float, float, float]:
+        """(destructive, requested, ask) thresholds of ``tool`` (a tool rule may override)."""
+        p = self.policy
+        dt, rt, at = p.destructive_threshold, p.requested_threshold, p.ask_threshold
+        if p.tool_rules:
+            from ctxgate.gate.effects.config import match_rule
+
+            found = match_rule(tool, p.tool_rules)
+            if found is not None:
+                rule = found[1]
+                dt = rule.destructive_threshold if rule.destructive_threshold is not None else dt
+                rt = rule.requested_threshold if rule.requested_threshold is not None else rt
+                at = rule.ask_threshold if rule.ask_threshold is not None else at
+        return dt, rt, min(at, rt)
+
+    def _judge(self, tool: str, probs: Mapping[str, float], common: dict,
+               effect: Effect | None = None) -> Verdict:
+        """Thresholds; a second layer that denies on anything missing, NaN or out of range.
+
+        The effect class enters here. A rule-based destructive class (irreversible, external,
+        untrusted code) is destructive whatever P(destructive) says; a rule-based read-only or
+        recoverable class is not destructive. A learned class is combined with the model:
+        the call looks destructive when ``max(P(destructive), confidence of a destructive
+        learned class)`` reaches the threshold (a learned class never lowers the model's).
+        A destructive call then runs only when clearly requested; in the grey band
+        ``[ask_threshold, requested_threshold)`` the outcome is ``ask``.
+        """
 
         def p(qid: str) -> float | None:
             v = probs.get(qid)
@@ -341,14 +410,29 @@ class ToolGate:
                 return self._deny(tool, "check", reasons.check(
                     check.id, check.question, v, check.deny_at_or_above), **common)
         d, r = p(DESTRUCTIVE_ID), p(REQUESTED_ID)
-        looks_destructive = d is None or _at_or_above(d, self.policy.destructive_threshold)
-        clearly_requested = r is not None and r >= self.policy.requested_threshold
-        if d is None or r is None or (looks_destructive and not clearly_requested):
-            return self._deny(tool, "destructive_unrequested",
-                              reasons.destructive_unrequested(d, r), **common)
+        dt, rt, at = self._thresholds(tool)
+        approve_id = str(common.get("args_sha256", ""))[:12]
+        if effect is not None and effect.rule_based:
+            looks_destructive = effect.effect.destructive
+        else:
+            score = d
+            if d is not None and effect is not None and effect.effect.destructive:
+                score = max(d, effect.confidence)
+            looks_destructive = score is None or _at_or_above(score, dt)
+        clearly_requested = r is not None and r >= rt
+        if d is None or r is None:
+            return self._deny(tool, "destructive_unrequested", reasons.destructive_unrequested(
+                d, r, effect=effect, approve_id=approve_id), **common)
+        if looks_destructive and not clearly_requested:
+            if at < rt and r >= at:
+                fields = {k: v for k, v in common.items() if k != "tool"}
+                return Verdict(outcome="ask", code="ask", tool=tool, reason=reasons.ask(
+                    d, r, effect=effect, approve_id=approve_id), **fields)
+            return self._deny(tool, "destructive_unrequested", reasons.destructive_unrequested(
+                d, r, effect=effect, approve_id=approve_id), **common)
         fields = {k: v for k, v in common.items() if k != "tool"}
-        return Verdict(outcome="allow", code="allowed", tool=tool, reason=reasons.allowed(d, r),
-                       **fields)
+        return Verdict(outcome="allow", code="allowed", tool=tool,
+                       reason=reasons.allowed(d, r, effect), **fields)
 
     def _deny(self, tool_name: str, code: str, reason: str, /, **fields: Any) -> Verdict:
         fields.pop("tool", None)
@@ -385,8 +469,11 @@ class ToolGate:
 
     # ------------------------------------------------------------------ cache
 
-    def _cache_key(self, request: str, tool: str, digest: str) -> str:
-        raw = json.dumps([self.fingerprint, request, tool, digest], ensure_ascii=False)
+    def _cache_key(self, request: str, tool: str, digest: str,
+                   effect: Effect | None = None) -> str:
+        # the effect depends on the filesystem (git status), so it is part of the key
+        raw = json.dumps([self.fingerprint, request, tool, digest,
+                          effect.to_dict() if effect is not None else None], ensure_ascii=False)
         return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _cache_get(self, key: str) -> Verdict | None:
@@ -397,7 +484,7 @@ class ToolGate:
     def _cache_put(self, key: str, verdict: Verdict) -> None:
         """Cache a verdict the model's answers decided; errors and timeouts never get here."""
         ttl = self.policy.cache_ttl_seconds
-        if ttl <= 0 or verdict.code not in ("allowed", "destructive_unrequested", "check"):
+        if ttl <= 0 or verdict.code not in ("allowed", "destructive_unrequested", "check", "ask"):
             return
         now = self.clock()
         self._cache.cache_put(key, verdict, now + ttl, now=now)

@@ -22,6 +22,7 @@ __all__ = [
     "DESTRUCTIVE_TRUE_CRITERIA",
     "GateCheck",
     "GatePolicy",
+    "ToolRule",
     "check_threshold",
 ]
 
@@ -85,6 +86,33 @@ class GateCheck:
         check_threshold(f"check {self.id!r} threshold", self.deny_at_or_above)
 
 
+@dataclass(frozen=True, kw_only=True)
+class ToolRule:
+    """The user's word on tools whose name matches a pattern (``[gate.tool_rules."send_*"]``)."""
+
+    effect: str | None = None
+    """Effect class of these tools: read_only, local_recoverable, local_irreversible, external
+    or untrusted_code (the strongest evidence: it overrides every other source)."""
+    destructive_threshold: float | None = None
+    """Per-tool ``destructive_threshold``."""
+    requested_threshold: float | None = None
+    """Per-tool ``requested_threshold``."""
+    ask_threshold: float | None = None
+    """Per-tool ``ask_threshold``."""
+
+    def __post_init__(self) -> None:
+        from ctxgate.gate.effects.model import EffectClass
+
+        if self.effect is not None and self.effect not in {c.value for c in EffectClass}:
+            raise ConfigError(
+                f"tool rule effect {self.effect!r} is not an effect class; use one of "
+                f"{[c.value for c in EffectClass]}")
+        for name in ("destructive_threshold", "requested_threshold", "ask_threshold"):
+            value = getattr(self, name)
+            if value is not None:
+                check_threshold(f"tool rule {name}", value)
+
+
 def _default_full_views() -> dict[str, tuple[str, ...]]:
     return {"bash": ("/command",)}
 
@@ -113,6 +141,21 @@ class GatePolicy:
     """Deny when P(destructive) reaches this ..."""
     requested_threshold: float = 0.7
     """... and P(requested) stays below this."""
+    ask_threshold: float = 0.3
+    """A destructive call whose P(requested) is at or above this but below
+    ``requested_threshold`` is ``ask`` (a person decides) instead of ``deny``; set it equal to
+    ``requested_threshold`` to never ask."""
+    effects: bool = True
+    """Decide each call's effect class from rules (configuration, MCP annotations, the
+    harness's tools, the shell parser) before the model; a destructive class needs a clear
+    request, a recoverable or read-only one does not."""
+    tool_rules: dict[str, ToolRule] = field(default_factory=dict)
+    """Per tool-name glob pattern (``send_*``, ``mcp__github__*``): an effect class and/or
+    thresholds, as ``[gate.tool_rules."send_*"]`` tables in the TOML file. The exact name
+    wins, then the longest matching pattern."""
+    trusted_mcp_servers: tuple[str, ...] = ()
+    """MCP servers whose annotations may lower caution (``readOnlyHint`` → read-only);
+    any server's annotations may raise it."""
     destructive_question: str = DEFAULT_DESTRUCTIVE_QUESTION
     """The destructive question (its true/false criteria stay the built-in ones)."""
     requested_question: str = DEFAULT_REQUESTED_QUESTION
@@ -177,6 +220,15 @@ class GatePolicy:
 
         check_threshold("destructive threshold", self.destructive_threshold)
         check_threshold("requested threshold", self.requested_threshold)
+        check_threshold("ask threshold", self.ask_threshold)
+        if self.ask_threshold > self.requested_threshold:
+            raise ConfigError(
+                f"gate ask_threshold ({self.ask_threshold}) must not exceed requested_threshold "
+                f"({self.requested_threshold}); equal values turn the ask band off")
+        for pattern, rule in self.tool_rules.items():
+            if not isinstance(rule, ToolRule):
+                raise ConfigError(f"gate tool_rules[{pattern!r}] must be a table of effect "
+                                  "and thresholds")
         for name in ("arg_budget_chars", "user_request_max_chars", "short_reply_chars"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:

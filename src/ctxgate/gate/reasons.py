@@ -7,10 +7,12 @@ with ``Tool gate:`` and a failure says that the gate fails closed. Tests pin the
 from __future__ import annotations
 
 from ctxgate.errors import DecisionModelError, DecisionTimeout, MalformedAnswer, RequestTooLarge
+from ctxgate.gate.effects.model import Effect
 
 __all__ = [
     "allowed",
     "approved",
+    "ask",
     "awaiting_approval",
     "check",
     "declined",
@@ -21,6 +23,7 @@ __all__ = [
     "fmt_p",
     "full_view_unfit",
     "no_user_request",
+    "read_only_effect",
     "too_large",
     "unserializable",
 ]
@@ -96,13 +99,43 @@ def check(check_id: str, question: str, p: float | None, threshold: float) -> st
             f"{threshold:.2f}. Ask the user to confirm before retrying.")
 
 
-def destructive_unrequested(d: float | None, r: float | None) -> str:
-    return (f"Tool gate: this call looks destructive or irreversible (p={fmt_p(d)}) and not "
-            f"clearly what the user asked for (p={fmt_p(r)}), so it was not run. Ask the user "
-            "to confirm before retrying.")
+def _what(d: float | None, effect: Effect | None) -> str:
+    if effect is not None and effect.rule_based and effect.effect.destructive:
+        return (f"is destructive by the gate's rules ({effect.effect.value}: "
+                f"{effect.evidence})")
+    return f"looks destructive or irreversible (p={fmt_p(d)})"
 
 
-def allowed(d: float | None, r: float | None) -> str:
+def _approve_hint(approve_id: str) -> str:
+    return f"`ctxgate gate approve {approve_id}`" if approve_id else "`ctxgate gate approve`"
+
+
+def destructive_unrequested(d: float | None, r: float | None, *, effect: Effect | None = None,
+                            approve_id: str = "") -> str:
+    """A deny that must not loop: it says what would let the call run, and not to retry."""
+    return (f"Tool gate: this call {_what(d, effect)} and not clearly what the user asked for "
+            f"(p={fmt_p(r)}), so it was not run. It runs only when the user's own request asks "
+            "for this action by name, or after a person approves this exact call with "
+            f"{_approve_hint(approve_id)}; tell the user so, and do not retry it before then.")
+
+
+def ask(d: float | None, r: float | None, *, effect: Effect | None = None,
+        approve_id: str = "") -> str:
+    """The grey band: a person decides."""
+    return (f"Tool gate: this call {_what(d, effect)} and may be what the user asked for "
+            f"(p={fmt_p(r)}), so a person must decide. Ask the user to approve this exact call "
+            f"(for example with {_approve_hint(approve_id)}), then retry it unchanged.")
+
+
+def read_only_effect(evidence: str) -> str:
+    return f"Tool gate: read-only by the gate's rules ({evidence}); no model call."
+
+
+def allowed(d: float | None, r: float | None, effect: Effect | None = None) -> str:
+    if effect is not None and effect.rule_based and not effect.effect.destructive:
+        return (f"Tool gate: allowed, {effect.effect.value.replace('_', ' ')} by the gate's "
+                f"rules ({effect.evidence}; destructive p={fmt_p(d)}, requested "
+                f"p={fmt_p(r)}).")
     return f"Tool gate: allowed (destructive p={fmt_p(d)}, requested p={fmt_p(r)})."
 
 

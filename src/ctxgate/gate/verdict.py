@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ctxgate.gate.argviews import Omission
+from ctxgate.gate.effects.model import Effect
 
 __all__ = ["CODES", "Outcome", "Verdict", "render_denial"]
 
@@ -21,6 +22,8 @@ CODES = {
     "allowed": "the model's answers are below the deny rule",
     "fast_path": "a shell command proved read-only, allowed without a model call",
     "approved": "a person approved this exact call",
+    "read_only_effect": "a rule knows the tool only reads, allowed without a model call",
+    "ask": "looks destructive and only possibly requested: a person decides",
     "destructive_unrequested": "looks destructive and not clearly requested",
     "check": "an added check reached its threshold",
     "no_user_request": "no user request survives to judge against",
@@ -70,6 +73,8 @@ class Verdict:
     """Unix time of the decision, seconds."""
     state: Mapping[str, Any] | None = None
     """The state sent to the decision model (``None`` when none was sent)."""
+    effect: Effect | None = None
+    """The call's effect class, its source and evidence (``None``: no source knew it)."""
 
     @property
     def allowed(self) -> bool:
@@ -95,6 +100,7 @@ class Verdict:
             "user_request": self.user_request,
             "user_request_source": self.user_request_source,
             "timestamp": self.timestamp,
+            "effect": self.effect.to_dict() if self.effect is not None else None,
         }
         if include_state:
             record["state"] = self.state

@@ -26,6 +26,8 @@ class Segment:
     context: str = "top"
     """Where it sits: ``top``, ``subshell``, ``substitution``, ``process_substitution``,
     ``shell_c`` (body of ``sh -c``/``eval``)."""
+    redirections: tuple[Redirection, ...] = ()
+    """The redirections written on this simple command (``sh <<<'…'``, ``> out``)."""
 
     @property
     def args(self) -> tuple[str, ...]:
@@ -122,4 +124,4 @@ class _Acc:
 
 def _replace_context(seg: Segment, context: str) -> Segment:
     return Segment(program=seg.program, argv=seg.argv, wrappers=seg.wrappers, env=seg.env,
-                   raw=seg.raw, context=context)
+                   raw=seg.raw, context=context, redirections=seg.redirections)

@@ -35,6 +35,7 @@ class _Scanner:
         expect_target: tuple[str, int | None] | None = None
         case_pattern = False
         comment_at: int | None = None
+        self.own_redirections: list[Redirection] = []
         s = self.s
         while True:
             self.skip_blanks()
@@ -88,7 +89,9 @@ class _Scanner:
                 expect_target = None
                 if op_ in ("<<", "<<-"):
                     self.pending_heredocs.append((word[0], op_ == "<<-"))
-                self.acc.redirections.append(Redirection(operator=op_, target=word[0], fd=fd))
+                redirection = Redirection(operator=op_, target=word[0], fd=fd)
+                self.acc.redirections.append(redirection)
+                self.own_redirections.append(redirection)
                 continue
             if not words and word[0] in _RESERVED and not word[1]:
                 case_pattern = case_pattern and word[0] != "esac"
@@ -100,11 +103,12 @@ class _Scanner:
             self.acc.errors.append("heredoc without body")
 
     def flush(self, words: list[str], raw: str, context: str) -> None:
+        own, self.own_redirections = tuple(self.own_redirections), []
         if not words:
             return
         if words[0] in ("for", "case", "select"):
             return  # loop/case headers: their bodies are separate segments
-        _segment(words, raw, context, self.acc, self.depth, False)
+        _segment(words, raw, context, self.acc, self.depth, False, own)
 
     def skip_blanks(self) -> None:
         s = self.s

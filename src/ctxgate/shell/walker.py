@@ -46,16 +46,20 @@ class _BashlexWalker:
 
     def command(self, node, context: str) -> None:
         words: list[str] = []
+        first = len(self.acc.redirections)
+        own: list[int] = []
         for part in node.parts:
             if part.kind in ("word", "assignment"):
                 words.append(part.word)
                 self.scan_word(part, context)
             elif part.kind == "redirect":
+                own.append(len(self.acc.redirections))
                 self.redirect(part, context)
             else:
                 self.walk(part, context)
         start, end = node.pos
-        _segment(words, self.source[start:end], context, self.acc, self.depth, True)
+        mine = tuple(self.acc.redirections[k] for k in own if k >= first)
+        _segment(words, self.source[start:end], context, self.acc, self.depth, True, mine)
 
     def redirect(self, node, context: str) -> None:
         out = node.output

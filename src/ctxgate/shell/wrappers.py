@@ -6,7 +6,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from ctxgate.shell.model import Segment, _Acc
+from ctxgate.shell.model import Redirection, Segment, _Acc
 
 __all__ = ["WRAPPERS"]
 
@@ -59,7 +59,7 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
 
 def _segment(words: list[str], raw: str, context: str, acc: _Acc, depth: int,
-             use_bashlex: bool) -> None:
+             use_bashlex: bool, redirections: tuple[Redirection, ...] = ()) -> None:
     """Resolve assignments and wrappers of one simple command and record its segment(s)."""
     env: list[str] = []
     wrappers: list[str] = []
@@ -73,6 +73,8 @@ def _segment(words: list[str], raw: str, context: str, acc: _Acc, depth: int,
         spec = WRAPPERS.get(base)
         if spec is None:
             break
+        if base in ("command", "builtin") and i + 1 < n and words[i + 1] in ("-v", "-V"):
+            break  # `command -v rm` only names rm: the program is `command` itself
         j, split = _skip_options(words, i + 1, spec)
         if split is not None:  # env -S "cmd args": the string is the rest of the command
             try:
@@ -91,7 +93,8 @@ def _segment(words: list[str], raw: str, context: str, acc: _Acc, depth: int,
     argv = tuple(words[i:])
     program = _basename(argv[0]) if argv else ""
     acc.segments.append(Segment(program=program, argv=argv, wrappers=tuple(wrappers),
-                                env=tuple(env), raw=raw.strip(), context=context))
+                                env=tuple(env), raw=raw.strip(), context=context,
+                                redirections=redirections))
     body = _shell_body(program, argv)
     if body is not None:
         from ctxgate.shell import _parse

@@ -4,9 +4,11 @@
 ``permissionDecision: deny`` with the gate's reason, which the model reads. An allowed shell
 call is rewritten to run through ``ctxgate run`` (``updatedInput``), so its output is
 archived and digested when large; the gate judged the original command, which is exactly what
-runs inside the wrapper. Any failure — malformed payload, unreadable transcript, a backend
-that cannot load, a timeout — blocks the call (exit 2 with the reason on stderr): a hook that
-fails open is the weakness peers' users report, so ctxgate never does.
+runs inside the wrapper. Any failure — malformed payload, a shell call whose ``command`` is
+missing, ``null``, blank or over 1 MiB, unreadable transcript, a backend that cannot load, a
+timeout — blocks the call (exit 2 with the reason on stderr): a hook that fails open is the
+weakness peers' users report, so ctxgate never does. Signals, a closed stdout and the deadline
+are handled by :mod:`ctxgate.integrations.hooks.supervisor`.
 
 ``PostToolUse`` puts a firewallable tool's output (search, MCP results …) through the
 firewall and, when it was digested, returns the digest as the replacement output
@@ -23,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgate.integrations.hooks.payloads import HookPayload, read_transcript
+from ctxgate.integrations.hooks.payloads import HookPayload, check_shell_command, read_transcript
 
 __all__ = ["BLOCK_EXIT", "HookResponse", "gate_tool_name", "post_tool_use", "pre_tool_use",
            "response_text", "wrap_shell_command"]
@@ -82,9 +84,11 @@ def pre_tool_use(
     """
     from ctxgate.gate.gate import ToolCall
 
+    if gate_tool_name(payload.tool) == "bash":
+        check_shell_command(payload.tool, payload.tool_input)  # null/empty/huge: block
     conversation = read_transcript(payload.transcript_path) if payload.transcript_path else None
     call = ToolCall(tool=gate_tool_name(payload.tool), arguments=payload.tool_input,
-                    call_id=payload.tool_use_id)
+                    call_id=payload.tool_use_id, cwd=payload.cwd)
     verdict = decide(call, conversation=conversation)
     if not verdict.allowed:
         out = {"hookSpecificOutput": {

@@ -25,8 +25,10 @@ from ctxgate.errors import UsageError
 __all__ = [
     "COMPACTION_TEXT",
     "MAX_PAYLOAD_BYTES",
+    "MAX_SHELL_COMMAND_BYTES",
     "HookPayload",
     "HookPayloadError",
+    "check_shell_command",
     "parse_payload",
     "read_transcript",
 ]
@@ -39,6 +41,9 @@ MAX_TRANSCRIPT_MESSAGES = 400
 
 COMPACTION_TEXT = "[Context compacted]"
 """Text of the boundary message a compaction summary becomes (a default gate marker)."""
+
+MAX_SHELL_COMMAND_BYTES = 1024 * 1024
+"""Largest shell command the pre-tool hook judges, UTF-8 bytes; a larger one is blocked."""
 
 EVENTS = ("PreToolUse", "PostToolUse")
 
@@ -108,10 +113,13 @@ def parse_payload(raw: bytes | str, *, expect: str | None = None) -> HookPayload
         raise HookPayloadError("tool_name is missing or not a non-empty string")
     tool_input = data.get("tool_input", {})
     if not isinstance(tool_input, dict):
-        raise HookPayloadError(f"tool_input is a JSON {type(tool_input).__name__}, not an object")
+        raise HookPayloadError(f"tool_input is {_json_type(tool_input)}, not an object")
     for key in ("session_id", "transcript_path", "cwd", "tool_use_id"):
         if key in data and data[key] is not None and not isinstance(data[key], str):
             raise HookPayloadError(f"{key} must be a string")
+    if event == "PreToolUse" and "tool_input" not in data:
+        raise HookPayloadError("PreToolUse payload has no tool_input; the gate cannot judge a "
+                               "call it cannot see")
     if event == "PostToolUse" and "tool_response" not in data:
         raise HookPayloadError("PostToolUse payload has no tool_response")
     known = {"hook_event_name", "tool_name", "tool_input", "tool_response", "session_id",
@@ -122,6 +130,46 @@ def parse_payload(raw: bytes | str, *, expect: str | None = None) -> HookPayload
         cwd=data.get("cwd") or "", tool_use_id=data.get("tool_use_id") or "",
         extra={k: v for k, v in data.items() if k not in known},
     )
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    names = {bool: "a boolean", int: "a number", float: "a number", str: "a string",
+             list: "an array", dict: "an object"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def check_shell_command(tool: str, tool_input: Mapping[str, Any]) -> str | list[str]:
+    """The command of a shell tool call, or :class:`HookPayloadError` naming the field.
+
+    A shell call's ``tool_input.command`` must be a non-blank string of at most
+    :data:`MAX_SHELL_COMMAND_BYTES` UTF-8 bytes; Codex's ``shell``/``local_shell``/
+    ``exec_command`` may send it as an argv array, which must then be a non-empty list of
+    strings. Anything else — missing, ``null``, a number, empty — cannot be judged, so the
+    pre-tool hook blocks it.
+    """
+    command = tool_input.get("command")
+    where = "tool_input.command"
+    if isinstance(command, list) and tool.lower() != "bash":
+        if not command or not all(isinstance(part, str) for part in command):
+            raise HookPayloadError(f"{where} of a {tool} call is an array that is empty or holds "
+                                   "non-strings; the gate judges only a command it can read")
+        size = sum(len(part.encode("utf-8", "surrogatepass")) + 1 for part in command)
+    elif not isinstance(command, str):
+        found = "missing" if "command" not in tool_input else _json_type(command)
+        raise HookPayloadError(f"{where} of a {tool} call is {found}, not a string; the gate "
+                               "judges only a command it can read")
+    elif not command.strip():
+        raise HookPayloadError(f"{where} of a {tool} call is empty; there is nothing to run")
+    else:
+        size = len(command.encode("utf-8", "surrogatepass"))
+    if size > MAX_SHELL_COMMAND_BYTES:
+        raise HookPayloadError(
+            f"{where} is {size:,} bytes, over the {MAX_SHELL_COMMAND_BYTES:,}-byte limit for a "
+            "shell command (a shell cannot even pass one argument over 128 KiB on Linux); "
+            "write long content to a file with a file tool and run a short command")
+    return command
 
 
 def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.server.lowlevel import Server
 
 from ctxgate import __version__
-from ctxgate.integrations.mcp.server import INSTRUCTIONS, expand_result, result_of
+from ctxgate.integrations.mcp.server import INSTRUCTIONS, expand_result, person_asker, result_of
 from ctxgate.integrations.mcp.tools import (
     EXPAND_SCHEMA,
     EXPAND_TOOL,
@@ -62,10 +62,26 @@ class Downstream:
             result, "structured_content", None)
 
 
+def _remember_annotations(config: Config, server: str, tools: list[types.Tool]) -> None:
+    """Record the downstream's tool annotations, so hooks judging ``mcp__<server>__<tool>``
+    calls in other processes know them (a failure to write only loses that knowledge)."""
+    import logging
+
+    from ctxgate.gate.effects.annotations import AnnotationStore
+
+    try:
+        AnnotationStore.in_home(config.home).record(server, tools)
+    except OSError as exc:
+        logging.getLogger("ctxgate.mcp").warning(
+            "could not remember the MCP tool annotations of %r: %s", server, exc)
+
+
 def build_proxy(config: Config, pipeline: CallPipeline, downstream: Downstream) -> Server:
     """The proxy server: the downstream's tools (gated, firewalled) plus ``expand``."""
     names = {t.name for t in downstream.tools}
     tools = list(downstream.tools)
+    if pipeline.server:
+        _remember_annotations(config, pipeline.server, downstream.tools)
     if EXPAND_TOOL not in names:
         tools.append(types.Tool(name=EXPAND_TOOL, description=(
             "Read an archived output by id (lines, grep, bytes, json pointer, keys)."),
@@ -90,7 +106,8 @@ def build_proxy(config: Config, pipeline: CallPipeline, downstream: Downstream) 
                 return [{"type": "text", "text": f"downstream server failed: {exc}"}], True
             return parts, is_error
 
-        return result_of(await pipeline.call(params.name, arguments, handler), structured[0])
+        return result_of(await pipeline.call(params.name, arguments, handler,
+                                             ask=person_asker(ctx)), structured[0])
 
     return Server("ctxgate-proxy", version=__version__, instructions=INSTRUCTIONS,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)

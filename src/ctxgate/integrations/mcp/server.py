@@ -22,7 +22,8 @@ from ctxgate.integrations.mcp.tools import (
 )
 from ctxgate.settings import Config
 
-__all__ = ["build_server", "expand_result", "result_of", "serve_stdio"]
+__all__ = ["APPROVE_SCHEMA", "build_server", "expand_result", "person_asker", "result_of",
+           "serve_stdio"]
 
 INSTRUCTIONS = (
     "Large tool outputs are replaced by a digest with an archive id; call `expand` with that id "
@@ -51,6 +52,39 @@ def result_of(outcome: CallOutcome, structured: Any = None) -> types.CallToolRes
                                 structured_content=keep)
 
 
+APPROVE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approve": {"type": "boolean", "title": "Run this exact call once"}},
+    "required": ["approve"],
+}
+
+
+def person_asker(ctx: Any):
+    """``ask(message)`` over MCP elicitation for this request, or ``None`` when the client
+    did not declare elicitation (then the gate's ask becomes a deny written for MCP)."""
+    session = getattr(ctx, "session", None)
+    if session is None:
+        return None
+    try:
+        can = session.check_client_capability(
+            types.ClientCapabilities(elicitation=types.ElicitationCapability()))
+    except Exception:  # noqa: BLE001 - an old session without capabilities cannot ask
+        can = False
+    if not can:
+        return None
+
+    async def ask(message: str) -> bool | None:
+        try:
+            result = await session.elicit_form(message, APPROVE_SCHEMA,
+                                               related_request_id=getattr(ctx, "request_id", None))
+        except Exception:  # noqa: BLE001 - a failed question is no approval
+            return None
+        content = result.content or {}
+        return result.action == "accept" and content.get("approve") is True
+
+    return ask
+
+
 async def expand_result(config: Config, arguments: dict[str, Any]) -> types.CallToolResult:
     """An ``expand`` call: never gated (it only reads) and never firewalled again."""
     try:
@@ -66,11 +100,14 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
         types.Tool(name=RUN_TOOL, description=(
             "Run a shell command. Large output comes back as a digest plus an archive id; "
             "dataset commands (sqlite3, psql, jq, gh --json) come back whole."),
-            input_schema=RUN_SCHEMA),
+            input_schema=RUN_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                              open_world_hint=True)),
         types.Tool(name=EXPAND_TOOL, description=(
             "Read an archived output by id: lines A:B, head/tail N, grep REGEX (+context), "
             "bytes OFFSET:LENGTH, json POINTER or keys. The view is bounded and says how to get "
-            "the next page."), input_schema=EXPAND_SCHEMA),
+            "the next page."), input_schema=EXPAND_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False)),
     ]
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
@@ -91,7 +128,7 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
             suffix = "" if code == 0 else f"\n[exit code {code}]"
             return [{"type": "text", "text": text + suffix}], code != 0
 
-        return result_of(await pipeline.call("bash", arguments, handler))
+        return result_of(await pipeline.call("bash", arguments, handler, ask=person_asker(ctx)))
 
     return Server("ctxgate", version=__version__, instructions=INSTRUCTIONS,
                   on_list_tools=on_list_tools, on_call_tool=on_call_tool)

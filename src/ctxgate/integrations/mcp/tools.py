@@ -15,8 +15,8 @@ from typing import Any
 from ctxgate.errors import CtxgateError, UsageError
 from ctxgate.settings import Config
 
-__all__ = ["EXPAND_SCHEMA", "EXPAND_TOOL", "RUN_SCHEMA", "RUN_TOOL", "CallOutcome",
-           "CallPipeline", "expand_text"]
+__all__ = ["EXPAND_SCHEMA", "EXPAND_TOOL", "RUN_SCHEMA", "RUN_TOOL", "AskPerson", "CallOutcome",
+           "CallPipeline", "expand_text", "mcp_reason"]
 
 EXPAND_TOOL = "expand"
 """Name of the expand tool (the firewall's drill-down instructions name it)."""
@@ -99,6 +99,33 @@ class CallOutcome:
 Handler = Callable[[str, dict[str, Any]], Awaitable[tuple[list[Mapping[str, Any]], bool]]]
 """``handler(tool, arguments)`` → (content parts, is_error) — the wrapped tool execution."""
 
+AskPerson = Callable[[str], Awaitable["bool | None"]]
+"""``ask(message)`` → ``True`` (a person approved), ``False`` (declined), ``None`` (the client
+cannot ask: no elicitation)."""
+
+
+def mcp_reason(verdict: Any) -> str:
+    """A denial written for an MCP client: the model behind it can never change the request
+    this server judges against (its ``--request``), so the reason never says "restate"."""
+    approve = f"`ctxgate gate approve {verdict.args_sha256[:12]}`"
+    if verdict.code == "no_user_request":
+        return ("Tool gate: this MCP server was started without a user request (`--request`), "
+                "so only calls the gate's rules know to be read-only run, and this one was not "
+                f"run. A person can restart the server with --request, or allow this exact call "
+                f"once with {approve}; do not retry it before then.")
+    if verdict.code not in ("destructive_unrequested", "ask", "awaiting_approval"):
+        return verdict.reason
+    effect = verdict.effect
+    if effect is not None and effect.rule_based and effect.effect.destructive:
+        what = f"is destructive by the gate's rules ({effect.effect.value}: {effect.evidence})"
+    else:
+        what = (f"looks destructive or irreversible "
+                f"(p={verdict.probabilities.get('destructive', float('nan')):.2f})")
+    return (f"Tool gate: this call {what} and the request this MCP server judges calls against "
+            "does not clearly ask for it, so it was not run. This client cannot ask a person "
+            f"here; a person can allow this exact call once with {approve}, after which the "
+            "identical call runs. Do not retry it before then.")
+
 
 class CallPipeline:
     """gate → handler → firewall, the one composition every MCP path uses.
@@ -112,26 +139,42 @@ class CallPipeline:
     """
 
     def __init__(self, config: Config, *, gate: Any = None, request: str | None = None,
-                 tool_prefix: str = "mcp__ctxgate__") -> None:
+                 tool_prefix: str = "mcp__ctxgate__", server: str = "") -> None:
         self.config = config
         self.gate = gate
         self.request = request
         self.tool_prefix = tool_prefix
+        self.server = server
+        """The proxied server's name: its remembered annotations apply to its calls."""
 
-    async def call(self, tool: str, arguments: dict[str, Any], handler: Handler) -> CallOutcome:
-        """Judge, run and digest one call; a ctxgate failure becomes an error result."""
+    async def call(self, tool: str, arguments: dict[str, Any], handler: Handler, *,
+                   ask: AskPerson | None = None) -> CallOutcome:
+        """Judge, run and digest one call; a ctxgate failure becomes an error result.
+
+        ``ask`` asks a person (MCP elicitation) when the gate's outcome is ``ask``; a client
+        without elicitation gets a denial written for MCP.
+        """
         if self.gate is not None:
             from ctxgate.gate.gate import ToolCall
 
+            call = ToolCall(tool=tool, arguments=arguments, server=self.server)
+            prompts = [self.request] if self.request else []
             try:
-                verdict = await self.gate.decide(
-                    ToolCall(tool=tool, arguments=arguments),
-                    run_prompts=[self.request] if self.request else [])
+                verdict = await self.gate.decide(call, run_prompts=prompts)
+                if verdict.outcome == "ask" and ask is not None:
+                    answer = await ask(_ask_message(tool, arguments, verdict))
+                    if answer is True:
+                        self.gate.approve(call)
+                        verdict = await self.gate.decide(call, run_prompts=prompts)
+                    elif answer is False:
+                        return CallOutcome(
+                            text="Tool gate: a person declined this call; do not retry it, "
+                                 "continue without it.", is_error=True, reason="declined")
             except CtxgateError as exc:  # the backend cannot even be built: never run the call
                 return CallOutcome(text=f"Tool gate: this call was not run ({exc})",
                                    is_error=True, reason="gate_unavailable")
             if not verdict.allowed:
-                return CallOutcome(text=verdict.reason, is_error=True, reason=verdict.code)
+                return CallOutcome(text=mcp_reason(verdict), is_error=True, reason=verdict.code)
         try:
             parts, is_error = await handler(tool, arguments)
         except CtxgateError as exc:
@@ -178,6 +221,14 @@ def run_shell(config: Config, arguments: Mapping[str, Any]) -> tuple[str, int]:
                              timeout=arguments.get("timeout"), stdout=out, stderr=out,
                              expand_tool=EXPAND_TOOL)
     return out.getvalue().decode("utf-8", "replace"), result.exit_code
+
+
+def _ask_message(tool: str, arguments: Mapping[str, Any], verdict: Any) -> str:
+    args = json.dumps(arguments, ensure_ascii=False, default=repr)
+    if len(args) > 1_500:
+        args = args[:1_500] + f"… ({len(args) - 1_500} more characters)"
+    return (f"The tool gate stopped a call to {tool!r} with arguments {args}.\n{verdict.reason}\n"
+            "Run this exact call once?")
 
 
 def dumps(value: Any) -> str:

@@ -1,0 +1,173 @@
+"""The shell parser's rule for ``git``: pushes, history rewrites, discards, output files.
+
+- ``git push`` is :attr:`~EffectClass.EXTERNAL`; a force push (``-f``, ``--force``,
+  ``--force=…``, ``--force-with-lease``, ``--mirror``, ``--delete``, a ``+refspec`` or a
+  ``:branch`` refspec) says in its evidence that it overwrites the remote's history;
+- history rewrites and discards are :attr:`~EffectClass.LOCAL_IRREVERSIBLE`: ``reset --hard``,
+  ``clean -f``, ``rebase``, ``commit --amend``, ``filter-branch``/``filter-repo``,
+  ``checkout -- PATH``/``-f``, ``restore``, ``switch --discard-changes``, ``stash drop/clear``,
+  ``branch -D``, ``reflog expire``, ``gc --prune``, ``update-ref -d``;
+- everyday commits, adds, fetches, merges and branch switches are recoverable (the reflog
+  keeps them);
+- reads (``log``, ``diff``, ``show``, ``status``, ...) are read-only, except that an
+  ``--output=F``/``-o DIR`` option writes F;
+- ``git help X``, ``git X -h``/``--help`` only name X; ``git -c core.pager=CMD`` and
+  ``alias.x=!CMD`` run CMD (analysed as a command of its own); ``-C DIR`` moves the paths.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ctxgate.gate.effects.model import EffectClass
+
+__all__ = ["git_rule"]
+
+IRREVERSIBLE = EffectClass.LOCAL_IRREVERSIBLE
+RECOVERABLE = EffectClass.LOCAL_RECOVERABLE
+
+_READS = frozenset({"status", "log", "diff", "show", "blame", "ls-files", "ls-tree",
+                    "rev-parse", "describe", "shortlog", "grep", "cat-file", "rev-list",
+                    "whatchanged", "count-objects", "merge-base", "name-rev", "version",
+                    "for-each-ref", "show-ref", "check-ignore", "var", "annotate",
+                    "diff-tree", "diff-files", "diff-index", "ls-remote", "cherry",
+                    "range-diff", "show-branch", "verify-commit", "verify-tag", "fsck",
+                    "check-attr", "check-ref-format", "format-patch", "bundle", "archive"})
+_RECOVERABLE = frozenset({"add", "commit", "fetch", "pull", "merge", "cherry-pick", "revert",
+                          "init", "clone", "mv", "apply", "am", "worktree", "submodule", "notes",
+                          "tag", "remote", "stash", "switch", "checkout", "branch", "rm",
+                          "config", "sparse-checkout", "lfs", "bisect", "restore", "reset",
+                          "clean", "rebase", "reflog", "gc", "prune", "update-ref",
+                          "filter-branch", "filter-repo", "replace", "send-email", "push",
+                          "maintenance", "repack", "update-index", "symbolic-ref",
+                          "commit-tree", "write-tree", "read-tree", "hash-object"})
+_CODE_KEYS = ("core.pager", "pager.", "core.sshcommand", "core.editor", "diff.external",
+              "sequence.editor", "core.fsmonitor", "core.hookspath", "credential.helper",
+              "alias.", ".textconv", "filter.", "uploadpack.packobjectshook",
+              "core.askpass", "gpg.program")
+_GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace",
+                                "--exec-path", "--config-env", "--super-prefix"})
+
+
+def git_rule(a, seg) -> None:
+    """Add the findings of one ``git`` command to the analysis ``a``."""
+    args = list(seg.args)
+    cwd = a.cwd
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        opt = args[k]
+        name, _, inline = opt.partition("=")
+        value = inline if inline else (args[k + 1] if k + 1 < len(args) else "")
+        takes = name in _GLOBAL_WITH_VALUE
+        if name == "-c":
+            key, _, val = value.partition("=")
+            if any(key.lower().startswith(c) or key.lower().endswith(c) for c in _CODE_KEYS):
+                a.inner(f"`git -c {key}=…` runs", val.lstrip("!"))
+        elif name == "-C" and value:
+            cwd = os.path.normpath(os.path.join(cwd, os.path.expanduser(value)))
+        k += 2 if takes and not inline else 1
+    if k >= len(args):
+        return  # `git` or `git --version`: prints only
+    sub, rest = args[k], args[k + 1:]
+    if sub == "help" or any(x in ("-h", "--help") for x in rest):
+        return
+    old_cwd, a.cwd = a.cwd, cwd
+    try:
+        _subcommand(a, sub, rest)
+    finally:
+        a.cwd = old_cwd
+
+
+def _has(rest: list[str], *names: str) -> bool:
+    for x in rest:
+        for n in names:
+            if x == n or (n.startswith("--") and x.startswith(n + "=")):
+                return True
+            if not n.startswith("--") and len(n) == 2 and x.startswith("-") \
+                    and not x.startswith("--") and n[1] in x[1:]:
+                return True
+    return False
+
+
+def _subcommand(a, sub: str, rest: list[str]) -> None:
+    from ctxgate.gate.effects.programs import _option_value
+
+    if sub in _READS:
+        outs = _option_value(tuple(rest), (), ("--output",))
+        if sub == "format-patch":
+            outs += _option_value(tuple(rest), ("-o",), ("--output-directory",))
+        if sub in ("bundle", "archive"):
+            outs += _option_value(tuple(rest), ("-o",), ("--output",))
+            if sub == "bundle" and rest[:1] == ["create"] and len(rest) > 1:
+                outs.append(rest[1])
+        for p in outs:
+            a.path(f"`git {sub} --output {p}`", p, "overwrite")
+        return
+    if sub not in _RECOVERABLE:
+        a.unknown.append(f"git {sub}")
+        return
+    words = [x for x in rest if not x.startswith("-")]
+    if sub == "push":
+        force = [x for x in rest if x in ("-f", "--force", "--mirror", "--delete", "-d",
+                                          "--prune") or x.startswith(("--force", "--mirror"))]
+        force += [x for x in words if x.startswith("+") or x.startswith(":")]
+        if force:
+            a.add(EffectClass.EXTERNAL,
+                  f"`git push {' '.join(force)}` force-pushes: it overwrites or deletes the "
+                  "remote's history, which cannot be undone from here")
+        else:
+            a.add(EffectClass.EXTERNAL, "`git push` publishes commits to a remote")
+        return
+    if sub == "send-email":
+        a.add(EffectClass.EXTERNAL, "`git send-email` sends e-mail")
+        return
+    irreversible = None
+    if sub == "reset" and _has(rest, "--hard", "--merge", "--keep"):
+        irreversible = "`git reset --hard` discards uncommitted changes"
+    elif sub == "clean" and not _has(rest, "-n", "--dry-run") and _has(rest, "-f", "--force"):
+        irreversible = "`git clean -f` deletes untracked files"
+    elif sub in ("rebase", "filter-branch", "filter-repo", "replace"):
+        if not _has(rest, "--abort", "--show-current-patch"):
+            irreversible = f"`git {sub}` rewrites history"
+    elif sub == "commit" and _has(rest, "--amend"):
+        irreversible = "`git commit --amend` rewrites the last commit"
+    elif sub == "checkout" and (_has(rest, "-f", "--force") or "--" in rest
+                                or "." in words or _has(rest, "--ours", "--theirs")):
+        irreversible = "`git checkout` of paths discards their uncommitted changes"
+    elif sub == "restore" and not (_has(rest, "--staged", "-S") and not _has(
+            rest, "--worktree", "-W")):
+        irreversible = "`git restore` discards uncommitted changes"
+    elif sub == "switch" and _has(rest, "--discard-changes", "-f", "--force"):
+        irreversible = "`git switch --discard-changes` discards uncommitted changes"
+    elif sub == "stash" and words[:1] in (["drop"], ["clear"]):
+        irreversible = f"`git stash {words[0]}` deletes stashed changes"
+    elif sub == "branch" and (_has(rest, "-D") or (_has(rest, "--delete", "-d")
+                                                   and _has(rest, "--force", "-f"))):
+        irreversible = "`git branch -D` deletes a branch that may not be merged"
+    elif sub == "reflog" and words[:1] in (["expire"], ["delete"]):
+        irreversible = "`git reflog expire` drops the history that undo relies on"
+    elif sub in ("gc", "prune") and (sub == "prune" or _has(rest, "--prune")):
+        irreversible = f"`git {sub}` prunes unreachable commits"
+    elif sub == "update-ref" and _has(rest, "-d"):
+        irreversible = "`git update-ref -d` deletes a ref"
+    elif sub == "rm" and _has(rest, "-f", "--force"):
+        irreversible = "`git rm -f` deletes files with uncommitted changes"
+    elif sub == "config" and _has(rest, "--global", "--system") and len(words) >= 2:
+        irreversible = "`git config --global` changes the user's git configuration"
+    elif sub == "tag" and _has(rest, "-d", "--delete"):
+        irreversible = "`git tag -d` deletes a tag"
+    if irreversible:
+        a.add(IRREVERSIBLE, irreversible)
+        return
+    if sub in ("stash", "branch", "tag", "remote", "config", "worktree", "notes", "reflog",
+               "lfs", "submodule", "bisect") and not words:
+        return  # listing
+    if words and (sub, words[0]) in {("stash", "list"), ("stash", "show"), ("remote", "show"),
+                           ("remote", "get-url"), ("worktree", "list"), ("notes", "show"),
+                           ("notes", "list"), ("reflog", "show"), ("submodule", "status"),
+                           ("lfs", "ls-files"), ("lfs", "status"), ("bisect", "log")}:
+        return
+    if sub == "config" and (len(words) == 1 or _has(rest, "--get", "--get-all", "--list", "-l",
+                                                    "--get-regexp")):
+        return
+    a.add(RECOVERABLE, f"`git {sub}` changes the repository in a way the reflog can undo")

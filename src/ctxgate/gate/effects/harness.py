@@ -1,0 +1,131 @@
+"""The agent harnesses' own tools, known by name and arguments (Claude Code, Codex).
+
+- Claude Code ``Read``, ``Grep``, ``Glob``, ``LS``, ``WebFetch``, ``WebSearch``,
+  ``NotebookRead``, ``TodoWrite``, ``Task`` (a sub-agent, whose own calls are gated one by one),
+  ``BashOutput``, ``ExitPlanMode``: read-only;
+- ``Write`` (overwrite or create), ``Edit``/``MultiEdit`` (edit: the replaced text is in the
+  arguments), ``NotebookEdit``: the path rules of :mod:`.paths` against the call's directory;
+- ``Bash`` and Codex ``exec_command``/``shell``/``local_shell`` (the hook names them ``bash``):
+  the shell parser (:mod:`.shell`); Codex's ``command`` may be an argv list
+  (``["bash", "-lc", "…"]``) and ``workdir`` moves the directory;
+- Codex ``apply_patch``: each ``*** Add File``, ``*** Update File`` (and ``*** Move to``),
+  ``*** Delete File`` header is judged by the path rules.
+
+Names are matched case-insensitively (the hook lowercases them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+from ctxgate.gate.effects.paths import Action, classify_path
+
+__all__ = ["HARNESS_READ_TOOLS", "SHELL_TOOL_NAMES", "harness_effect", "shell_text"]
+
+HARNESS_READ_TOOLS = frozenset({"read", "grep", "glob", "ls", "webfetch", "websearch",
+                                "notebookread", "todowrite", "todoread", "task",
+                                "bashoutput", "exitplanmode", "listmcpresourcestool",
+                                "readmcpresourcetool", "view_image"})
+"""Harness tools that only read (lowercase names)."""
+
+SHELL_TOOL_NAMES = frozenset({"bash", "shell", "exec_command", "local_shell",
+                              "container.exec"})
+"""Harness tools whose argument is a shell command (lowercase names)."""
+
+_WRITE_TOOLS: dict[str, tuple[str, Action]] = {
+    "write": ("file_path", "overwrite"),
+    "edit": ("file_path", "edit"),
+    "multiedit": ("file_path", "edit"),
+    "notebookedit": ("notebook_path", "edit"),
+}
+_PATCH_HEADER = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$",
+                           re.MULTILINE)
+
+
+def shell_text(arguments: Mapping[str, Any]) -> str | None:
+    """The shell command string of a harness shell call (``command`` or ``cmd``; an argv
+    list such as ``["bash", "-lc", "ls"]`` gives its script)."""
+    value = arguments.get("command", arguments.get("cmd"))
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        if len(value) >= 3 and os.path.basename(value[0]) in ("bash", "sh", "zsh") \
+                and value[1] in ("-c", "-lc", "-ic"):
+            return value[2]
+        return shlex.join(value)
+    return None
+
+
+def _cwd(arguments: Mapping[str, Any], cwd: str) -> str:
+    workdir = arguments.get("workdir") or arguments.get("cwd")
+    if isinstance(workdir, str) and workdir:
+        return os.path.join(cwd, os.path.expanduser(workdir))
+    return cwd
+
+
+def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
+    """The effect of a harness tool call, or ``None`` when ``tool`` is not a harness tool."""
+    name = tool.lower()
+    args = arguments if isinstance(arguments, Mapping) else {}
+    if name in HARNESS_READ_TOOLS:
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
+                      evidence=f"the harness tool {tool} only reads")
+    if name in _WRITE_TOOLS:
+        key, action = _WRITE_TOOLS[name]
+        path = args.get(key) or args.get("path")
+        if not isinstance(path, str) or not path:
+            return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
+                          evidence=f"{tool} without a {key} argument: the gate cannot tell "
+                                   "what it changes")
+        pe = classify_path(path, action, cwd=cwd)
+        return Effect(effect=pe.effect, source=EffectSource.HARNESS_TOOL,
+                      evidence=f"{tool}: {pe.evidence}")
+    if name in SHELL_TOOL_NAMES:
+        from ctxgate.gate.effects.shell import shell_effect
+
+        command = shell_text(args)
+        return None if command is None else shell_effect(command, cwd=_cwd(args, cwd))
+    if name == "apply_patch":
+        return _patch_effect(args, _cwd(args, cwd))
+    return None
+
+
+def _patch_text(args: Mapping[str, Any]) -> str | None:
+    for key in ("input", "patch"):
+        if isinstance(args.get(key), str):
+            return args[key]
+    command = args.get("command")
+    if isinstance(command, list) and len(command) >= 2 and isinstance(command[-1], str):
+        return command[-1]
+    return command if isinstance(command, str) else None
+
+
+def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect:
+    text = _patch_text(args)
+    if not text:
+        return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
+                      evidence="apply_patch without a patch: the gate cannot tell what it "
+                               "changes")
+    findings: list[tuple[EffectClass, str]] = []
+    for m in _PATCH_HEADER.finditer(text):
+        kind, path, moved = m.group(1), m.group(2), m.group(3)
+        if moved:
+            pe = classify_path(moved, "overwrite", cwd=cwd)
+        else:
+            action: Action = {"Add": "overwrite", "Update": "edit", "Delete": "delete"}[kind]
+            pe = classify_path(path, action, cwd=cwd)
+        findings.append((pe.effect, f"apply_patch: {pe.evidence}"))
+    if not findings:
+        return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
+                      evidence="apply_patch names no file (no *** Add/Update/Delete File "
+                               "header)")
+    worst = most_severe(f[0] for f in findings)
+    assert worst is not None
+    first = next(e for c, e in findings if c is worst)
+    return Effect(effect=worst, source=EffectSource.HARNESS_TOOL, evidence=first,
+                  details=tuple(f"{c.value}: {e}" for c, e in findings))

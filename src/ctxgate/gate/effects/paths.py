@@ -1,0 +1,216 @@
+"""Reversibility of a file change, decided with the real filesystem and ``git``.
+
+A path a call writes, edits or deletes is resolved against the call's working directory and
+judged by these rules (first match wins):
+
+1. a dotfile or dot-directory directly in ``$HOME`` (``~/.bashrc``, ``~/.ssh/*``,
+   ``~/.config/...``), or a system directory (``/etc``, ``/usr``, ``/boot``, ...):
+   :attr:`~EffectClass.LOCAL_IRREVERSIBLE` — it changes how the machine or the shell behaves;
+2. a path whose name depends on a variable the gate cannot expand (``$OUT``): irreversible;
+3. outside every git working tree, or inside a ``.git`` directory: irreversible;
+4. inside a working tree:
+
+   - a new file (nothing there yet): recoverable — nothing is replaced;
+   - write / edit / in-place change of a file git tracks: recoverable (``git checkout`` brings
+     the committed text back; uncommitted edits to a tracked file are the agent's own work in
+     progress, and we accept that risk so that coding work is not denied);
+   - an edit by a harness tool (``Edit``) of an untracked file: recoverable — the replaced
+     text is in the call's own arguments;
+   - overwrite or in-place change of an existing untracked or ignored file: irreversible;
+   - append (``>>``): recoverable;
+   - delete: recoverable only when ``git status`` lists nothing under the path, that is every
+     file there is tracked and unmodified, or ignored build output; untracked files or
+     uncommitted changes would be lost, so that is irreversible. This also decides ``rm`` of
+     an agent's own untracked scratch file: irreversible by itself (git cannot bring it back),
+     so it runs when the request covers it (the requested head), not by rule.
+
+Each answer carries one evidence line naming the path and the rule.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ctxgate.gate.effects.model import EffectClass
+
+__all__ = ["Action", "PathEffect", "classify_path", "git_toplevel", "resolve_path"]
+
+Action = Literal["overwrite", "edit", "modify", "append", "delete", "create"]
+"""``overwrite``: replace the whole file (``Write``, ``>``); ``edit``: a change that can be
+undone from the call itself (``Edit`` keeps the old text, ``chmod``); ``modify``: an in-place
+change (``sed -i``); ``append``: ``>>``; ``delete``: ``rm`` and friends; ``create``: ``mkdir``
+and ``touch``, which replace nothing (recoverable anywhere but dotfiles and system paths)."""
+
+_SYSTEM_DIRS = ("/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/opt",
+                "/sys", "/proc", "/dev", "/root", "/srv")
+_VARIABLE = re.compile(r"\$(\{?[A-Za-z_][A-Za-z0-9_]*\}?)")
+_GIT_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class PathEffect:
+    """The class of one path change and the one-line reason."""
+
+    effect: EffectClass
+    evidence: str
+
+
+def _git(cwd: str, *args: str) -> subprocess.CompletedProcess[str] | None:
+    try:
+        return subprocess.run(["git", "-C", cwd, *args], capture_output=True, text=True,
+                              timeout=_GIT_TIMEOUT, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def git_toplevel(directory: str) -> str | None:
+    """The root of the git working tree holding ``directory`` (an existing directory)."""
+    proc = _git(directory, "rev-parse", "--show-toplevel")
+    if proc is None or proc.returncode != 0:
+        return None
+    top = proc.stdout.strip()
+    return top or None
+
+
+def _home() -> str:
+    return os.path.realpath(os.path.expanduser("~"))
+
+
+def resolve_path(path: str, cwd: str) -> str | None:
+    """``path`` made absolute against ``cwd`` (``~`` and ``$HOME`` expanded, symlinks of the
+    existing part resolved); ``None`` when another variable leaves it unknown."""
+    text = path.strip()
+    home = os.path.expanduser("~")
+    text = re.sub(r"\$\{HOME\}|\$HOME\b", lambda _m: home, text)
+    if _VARIABLE.search(text) or "`" in text or "$(" in text:
+        return None
+    text = os.path.expanduser(text)
+    full = os.path.normpath(os.path.join(cwd, text))
+    # resolve symlinks of the existing part (a link into ~/.ssh is judged where it points)
+    head, tail = full, ""
+    while head and not os.path.lexists(head) and head != os.path.dirname(head):
+        head, part = os.path.split(head)
+        tail = os.path.join(part, tail) if tail else part
+    real = os.path.realpath(head) if head else head
+    return os.path.normpath(os.path.join(real, tail)) if tail else real
+
+
+def _home_dotfile(full: str) -> str | None:
+    home = _home()
+    if full == home or not full.startswith(home.rstrip("/") + "/"):
+        return None
+    first = full[len(home.rstrip("/")) + 1:].split("/", 1)[0]
+    return first if first.startswith(".") else None
+
+
+def _system_dir(full: str) -> str | None:
+    home = _home()
+    if full.startswith(home.rstrip("/") + "/"):
+        return None  # a home under /root or /var is judged by the home rules
+    for d in _SYSTEM_DIRS:
+        if full == d or full.startswith(d + "/"):
+            return d
+    return None
+
+
+def _existing_dir(full: str) -> str:
+    d = full if os.path.isdir(full) else os.path.dirname(full)
+    while d and not os.path.isdir(d):
+        d = os.path.dirname(d)
+    return d or "/"
+
+
+def classify_path(path: str, action: Action, *, cwd: str) -> PathEffect:
+    """Classify one change of ``path`` (see the module docstring for the rules)."""
+    irreversible, recoverable = EffectClass.LOCAL_IRREVERSIBLE, EffectClass.LOCAL_RECOVERABLE
+    verb = {"overwrite": "overwrites", "edit": "edits", "modify": "changes in place",
+            "append": "appends to", "delete": "deletes", "create": "creates"}[action]
+    full = resolve_path(path, cwd)
+    if full is None:
+        return PathEffect(effect=irreversible,
+                          evidence=f"{verb} {path}: the path depends on a variable the gate "
+                                   "cannot expand")
+    dot = _home_dotfile(full)
+    if dot is not None:
+        return PathEffect(effect=irreversible,
+                          evidence=f"{verb} {path}: ~/{dot} is a dotfile in $HOME (shell, "
+                                   "keys or tool configuration)")
+    system = _system_dir(full)
+    if system is not None:
+        return PathEffect(effect=irreversible,
+                          evidence=f"{verb} {path}: inside the system directory {system}")
+    if action == "create":
+        return PathEffect(effect=recoverable,
+                          evidence=f"{verb} {path}: a new directory or file (or a new time "
+                                   "stamp), nothing is replaced")
+    if ".git" in full.split(os.sep):
+        return PathEffect(effect=irreversible,
+                          evidence=f"{verb} {path}: the repository itself (inside a .git "
+                                   "directory)")
+    top = git_toplevel(_existing_dir(full))
+    if top is None:
+        return PathEffect(effect=irreversible,
+                          evidence=f"{verb} {path}: outside any git working tree, nothing can "
+                                   "restore it")
+    top = os.path.realpath(top)
+    rel = os.path.relpath(full, top)
+    if rel == "." or rel.split(os.sep)[0] == ".git" or "/.git/" in f"/{rel}/":
+        return PathEffect(effect=irreversible,
+                          evidence=f"{verb} {path}: the repository itself (its root or .git)")
+    exists = os.path.lexists(full)
+    if not exists:
+        what = "nothing to delete" if action == "delete" else "creates a new file"
+        return PathEffect(effect=recoverable,
+                          evidence=f"{verb} {path}: {what} inside the working tree {top}")
+    if action == "delete":
+        return _delete_effect(path, top, rel)
+    tracked = _tracked(top, rel)
+    if tracked:
+        return PathEffect(effect=recoverable,
+                          evidence=f"{verb} {path}: tracked by git in {top}, git can restore "
+                                   "the committed version")
+    if action in ("edit", "append"):
+        return PathEffect(effect=recoverable,
+                          evidence=f"{verb} {path}: an untracked file, changed by a partial "
+                                   "edit that can be undone")
+    ignored = _ignored(top, rel)
+    kind = "an ignored" if ignored else "an untracked"
+    return PathEffect(effect=irreversible,
+                      evidence=f"{verb} {path}: {kind} existing file git cannot restore")
+
+
+def _tracked(top: str, rel: str) -> bool:
+    proc = _git(top, "ls-files", "--error-unmatch", "--", rel)
+    return proc is not None and proc.returncode == 0
+
+
+def _ignored(top: str, rel: str) -> bool:
+    proc = _git(top, "check-ignore", "-q", "--", rel)
+    return proc is not None and proc.returncode == 0
+
+
+def _delete_effect(path: str, top: str, rel: str) -> PathEffect:
+    proc = _git(top, "status", "--porcelain=v1", "--untracked-files=all", "--", rel)
+    if proc is None or proc.returncode != 0:
+        return PathEffect(effect=EffectClass.LOCAL_IRREVERSIBLE,
+                          evidence=f"deletes {path}: git status failed, so the gate cannot tell "
+                                   "whether it can be restored")
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    if lines:
+        first = lines[0][3:]
+        what = "untracked" if lines[0].startswith("??") else "uncommitted changes in"
+        more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+        return PathEffect(effect=EffectClass.LOCAL_IRREVERSIBLE,
+                          evidence=f"deletes {path}: {what} {first}{more} would be lost, git "
+                                   "cannot restore it")
+    if Path(top, rel).is_dir():
+        kind = "a directory holding only tracked, unmodified files or ignored output"
+    else:
+        kind = "tracked and unmodified" if _tracked(top, rel) else "ignored build output"
+    return PathEffect(effect=EffectClass.LOCAL_RECOVERABLE,
+                      evidence=f"deletes {path}: {kind} in {top}, git or a rebuild restores it")

@@ -1,0 +1,605 @@
+"""Per-program effect rules of the shell parser: what ``rm``, ``git``, ``sed``, ``curl`` ... do.
+
+:func:`program_rule` adds the findings of one simple command to an
+:class:`~ctxgate.gate.effects.shell.Analysis`, or marks the program unknown. A program that
+is only named (``--help``, ``--version``, ``man``, ``which``, ``command -v``, ``git help``)
+adds nothing.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Callable
+
+from ctxgate.gate.effects.model import EffectClass
+
+__all__ = ["READ_ONLY_PROGRAMS", "program_rule"]
+
+IRREVERSIBLE = EffectClass.LOCAL_IRREVERSIBLE
+RECOVERABLE = EffectClass.LOCAL_RECOVERABLE
+EXTERNAL = EffectClass.EXTERNAL
+
+READ_ONLY_PROGRAMS = frozenset({
+    "cat", "tac", "ls", "grep", "egrep", "fgrep", "rg", "ag", "ack", "head", "tail", "wc",
+    "echo", "printf", "pwd", "which", "type", "whereis", "whatis", "apropos", "man", "info",
+    "help", "stat", "file", "du", "df", "diff", "cmp", "comm", "cut", "tr", "nl", "rev",
+    "basename", "dirname", "realpath", "readlink", "true", "false", "test", "[", "id",
+    "whoami", "uname", "ps", "printenv", "less", "more", "jq", "tree", "column", "od",
+    "hexdump", "strings", "md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum",
+    "seq", "sleep", "cd", "pushd", "popd", "export", "unset", "set", "hash", "command",
+    "builtin", "eval", "exit", "return", "local", "declare", "read", "wait", "nproc",
+    "uptime", "free", "groups", "arch", "fold", "fmt", "expand", "unexpand", "join", "paste",
+    "lsof", "pgrep", "top", "htop", "env", "locale", "tput", "clear", "getconf", "numfmt",
+    "bat", "fd", "fzf", "git-ls", "shasum", "base64", "iconv", "xxd", "zcat", "zgrep",
+    "bzcat", "xzcat", "lsblk", "mount", "hostname", "date", "sponge-not", "ldd", "nm",
+    "objdump", "readelf", "cal", "yes", "time", "ulimit", "umask", "shopt", "trap",
+})
+"""Programs whose run only reads (with the exceptions handled by their own rules)."""
+
+_NAMING = ("--help", "--version", "--usage")
+_DELETERS = frozenset({"rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put"})
+
+
+def _operands(args: tuple[str, ...], with_value: str = "") -> list[str]:
+    """Non-option arguments (after ``--`` everything is an operand)."""
+    out: list[str] = []
+    skip = False
+    rest = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if rest:
+            out.append(arg)
+        elif arg == "--":
+            rest = True
+        elif arg.startswith("-") and arg != "-":
+            if len(arg) == 2 and arg[1] in with_value:
+                skip = True
+        else:
+            out.append(arg)
+    return out
+
+
+def _expand(cwd: str, word: str, limit: int = 20) -> list[str]:
+    """Glob ``word`` like the shell would (relative to ``cwd``); the word itself if nothing."""
+    if not any(c in word for c in "*?["):
+        return [word]
+    matches = sorted(glob.glob(os.path.join(cwd, os.path.expanduser(word))))
+    return matches[:limit] if matches else [word]
+
+
+def _option_value(args: tuple[str, ...], shorts: tuple[str, ...], longs: tuple[str, ...]
+                  ) -> list[str]:
+    """Values of ``-o F``, ``-oF``, ``--output F`` and ``--output=F``."""
+    out: list[str] = []
+    for k, arg in enumerate(args):
+        for name in longs:
+            if arg == name and k + 1 < len(args):
+                out.append(args[k + 1])
+            elif arg.startswith(name + "="):
+                out.append(arg.split("=", 1)[1])
+        for name in shorts:
+            if arg == name and k + 1 < len(args):
+                out.append(args[k + 1])
+            elif arg.startswith(name) and len(arg) > len(name) and not arg.startswith("--"):
+                out.append(arg[len(name):])
+    return [v for v in out if v and v != "-"]
+
+
+# ---------------------------------------------------------------------- rules
+
+def _rm(a, seg) -> None:
+    if seg.program == "shred" or seg.program == "srm":
+        for p in _operands(seg.args, "nsx"):
+            a.add(IRREVERSIBLE, f"`{seg.program}` destroys {p} beyond recovery")
+        return
+    targets = _operands(seg.args)
+    for word in targets:
+        for p in _expand(a.cwd, word):
+            a.path(f"`{seg.program} {word}`", p, "delete")
+
+
+def _tee(a, seg) -> None:
+    action = "append" if seg.has_option("-a", "--append") else "overwrite"
+    for p in _operands(seg.args):
+        if p not in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"):
+            a.path(f"`tee {p}`", p, action)
+
+
+def _sort(a, seg) -> None:
+    for p in _option_value(seg.args, ("-o",), ("--output",)):
+        a.path(f"`sort -o {p}`", p, "overwrite")
+
+
+def _uniq(a, seg) -> None:
+    ops = _operands(seg.args, "fsw")
+    if len(ops) >= 2:
+        a.path(f"`uniq … {ops[1]}`", ops[1], "overwrite")
+
+
+def _output_options(a, seg, shorts=("-o",), longs=("--output", "--output-file",
+                                                    "--outfile", "--output-document")) -> None:
+    for p in _option_value(seg.args, shorts, longs):
+        a.path(f"`{seg.program} … {p}` writes its output file", p, "overwrite")
+
+
+def _url_basename(args: tuple[str, ...]) -> list[str]:
+    urls = [x for x in args if re.match(r"^[a-z][a-z0-9+.-]*://", x)]
+    names = []
+    for url in urls:
+        name = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+        names.append(name or "index.html")
+    return names
+
+
+def _curl(a, seg) -> None:
+    args = seg.args
+    if seg.program == "wget":
+        outs = _option_value(args, (), ("--output-document",))
+        named = bool(outs) or any(x.startswith("--output-document") for x in args)
+        for k, x in enumerate(args):
+            m = re.fullmatch(r"-[a-zA-Z]*O(.*)", x)
+            if m and not x.startswith("--"):
+                named = True
+                value = m.group(1) or (args[k + 1] if k + 1 < len(args) else "")
+                if value and value != "-":
+                    outs.append(value)
+        if not named and not seg.has_option("--spider"):
+            outs = _url_basename(args)
+        for p in outs:
+            a.path(f"`wget` saves to {p}", p, "overwrite")
+        if seg.has_option("--post-data", "--post-file", "--method", "--body-data"):
+            a.add(EXTERNAL, "`wget` sends data to a server (POST/--method)")
+        return
+    for p in _option_value(args, ("-o",), ("--output",)):
+        a.path(f"`curl -o {p}`", p, "overwrite")
+    if seg.has_option("-O", "--remote-name", "--remote-name-all") or \
+            any(re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", x) for x in args):
+        for p in _url_basename(args):
+            a.path(f"`curl -O` saves to {p}", p, "overwrite")
+    methods = _option_value(args, ("-X",), ("--request",))
+    sends = seg.has_option("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode",
+                           "-F", "--form", "-T", "--upload-file", "--json") or \
+        any(x.startswith(("-d", "-F", "-T")) and len(x) > 2 for x in args)
+    if sends or any(m.upper() in ("POST", "PUT", "PATCH", "DELETE") for m in methods):
+        a.add(EXTERNAL, f"`curl` sends data or a {('/'.join(methods) or 'POST').upper()} "
+                        "request to a server")
+
+
+def _sed(a, seg) -> None:
+    args = seg.args
+    inplace = any(x == "-i" or x.startswith("--in-place") or re.fullmatch(r"-[nrEsuz]*i\S*", x)
+                  for x in args)
+    scripts = _option_value(args, ("-e",), ("--expression",))
+    ops = _operands(args, "efl")
+    if not scripts and not seg.has_option("-f", "--file") and ops:
+        scripts, ops = [ops[0]], ops[1:]
+    if any(re.search(r"(^|[;\n{}]\s*|/[gpI0-9]*)[wWe](\s|$)", s) for s in scripts):
+        a.add(IRREVERSIBLE, "a `sed` script writes a file or runs a command (its w/e commands)")
+    if inplace:
+        for word in ops:
+            for p in _expand(a.cwd, word):
+                a.path(f"`sed -i` edits {p} in place", p, "modify")
+
+
+def _perl(a, seg) -> None:
+    args = seg.args
+    inplace = any(re.fullmatch(r"-[a-zA-Z]*i\S*", x) and not x.startswith("-e") for x in args)
+    if not inplace:
+        a.unknown.append(seg.program)
+        return
+    ops: list[str] = []
+    skip = False
+    for x in args:
+        if skip:
+            skip = False
+            continue
+        if x in ("-e", "-E", "-M", "-I"):
+            skip = True
+        elif not x.startswith("-"):
+            ops.append(x)
+    if not _option_value(args, ("-e", "-E"), ()) and ops:
+        ops = ops[1:]  # the first operand is the script file
+    for word in ops:
+        for p in _expand(a.cwd, word):
+            a.path(f"`{seg.program} -i` edits {p} in place", p, "modify")
+
+
+_AWK_SYSTEM = re.compile(r'system\s*\(\s*("(?:[^"\\]|\\.)*")?')
+_AWK_PIPE_TO = re.compile(r'\|&?\s*"((?:[^"\\]|\\.)*)"')
+_AWK_PIPE_FROM = re.compile(r'"((?:[^"\\]|\\.)*)"\s*\|&?\s*getline')
+_AWK_PRINT_TO = re.compile(r'printf?\b[^;{}]*?(>>?)\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _awk(a, seg) -> None:
+    args = seg.args
+    if seg.has_option("-f", "--file"):
+        a.unknown.append(f"{seg.program} -f")
+        return
+    ops = _operands(args, "Fvf")
+    if not ops:
+        return
+    program, files = ops[0], ops[1:]
+    for m in _AWK_SYSTEM.finditer(program):
+        if m.group(1):
+            a.inner(f"`{seg.program}` system() runs", m.group(1)[1:-1].replace('\\"', '"'))
+        else:
+            a.add(IRREVERSIBLE, f"`{seg.program}` system() runs a command the gate cannot read")
+    for rx in (_AWK_PIPE_TO, _AWK_PIPE_FROM):
+        for m in rx.finditer(program):
+            a.inner(f"`{seg.program}` pipes to", m.group(1).replace('\\"', '"'))
+    for m in _AWK_PRINT_TO.finditer(program):
+        a.path(f"`{seg.program}` print {m.group(1)} \"{m.group(2)}\"", m.group(2),
+               "append" if m.group(1) == ">>" else "overwrite")
+    if "inplace" in args or seg.has_option("--inplace"):
+        for p in files:
+            a.path(f"`{seg.program} -i inplace` edits {p}", p, "modify")
+
+
+def _find(a, seg) -> None:
+    args = list(seg.args)
+    roots = []
+    for x in args:
+        if x.startswith("-") or x in ("(", "!", ")"):
+            break
+        roots.append(x)
+    roots = roots or ["."]
+    names = [args[k + 1] for k, x in enumerate(args[:-1]) if x in ("-name", "-iname")]
+    for k, x in enumerate(args):
+        if x in ("-fprint", "-fprint0", "-fprintf", "-fls") and k + 1 < len(args):
+            a.path(f"`find {x}`", args[k + 1], "overwrite")
+    execs = []
+    for k, x in enumerate(args):
+        if x in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = next((j for j in range(k + 1, len(args)) if args[j] in (";", "+")), len(args))
+            execs.append(args[k + 1:end])
+    deletes = "-delete" in args or any(c and os.path.basename(c[0]) in _DELETERS for c in execs)
+    for cmd in execs:
+        if not cmd:
+            continue
+        prog = os.path.basename(cmd[0])
+        if prog in _DELETERS or prog in READ_ONLY_PROGRAMS:
+            continue
+        import shlex
+
+        a.inner(f"`find {' '.join(roots)} -exec` runs",
+                shlex.join([(roots[0] if c == "{}" else c) for c in cmd]))
+    if not deletes:
+        return
+    matched = _find_matches(a.cwd, roots, names) if names else None
+    if matched is not None and 0 < len(matched) <= 20:
+        for p in matched:
+            a.path(f"`find … -delete` ({', '.join(names)})", p, "delete")
+    elif matched is not None and not matched:
+        a.add(RECOVERABLE, f"`find … -delete`: nothing under {', '.join(roots)} matches "
+                           f"{', '.join(names)}")
+    else:
+        for r in roots:
+            a.path("`find … -delete`", r, "delete")
+
+
+def _find_matches(cwd: str, roots: list[str], names: list[str]) -> list[str] | None:
+    import fnmatch
+
+    out: list[str] = []
+    seen = 0
+    for root in roots:
+        base = os.path.join(cwd, os.path.expanduser(root))
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = [d for d in dirnames if d != ".git"]
+            for name in filenames + dirnames:
+                seen += 1
+                if seen > 20_000:
+                    return None
+                if any(fnmatch.fnmatchcase(name, pat) for pat in names):
+                    out.append(os.path.join(dirpath, name))
+                    if len(out) > 20:
+                        return None
+    return out
+
+
+def _copy(a, seg) -> None:
+    ops = _operands(seg.args, "tSb" if seg.program != "ln" else "tS")
+    target_dir = _option_value(seg.args, ("-t",), ("--target-directory",))
+    if target_dir:
+        for src in ops:
+            a.path(f"`{seg.program}` into {target_dir[0]}",
+                   os.path.join(target_dir[0], os.path.basename(src.rstrip("/"))), "overwrite")
+        return
+    if len(ops) < 2:
+        return
+    dest = ops[-1]
+    if any(":" in x and not x.startswith(("/", ".")) for x in ops) and seg.program in (
+            "scp", "rsync"):
+        a.add(EXTERNAL, f"`{seg.program}` copies files to or from another machine")
+        return
+    full = os.path.join(a.cwd, os.path.expanduser(dest))
+    if os.path.isdir(full) and seg.program != "ln":
+        for src in ops[:-1]:
+            a.path(f"`{seg.program}` into {dest}",
+                   os.path.join(dest, os.path.basename(src.rstrip("/"))), "overwrite")
+    else:
+        a.path(f"`{seg.program} … {dest}`", dest, "overwrite")
+    if seg.program == "mv" or (seg.program == "rsync" and seg.has_option("--remove-source-files")):
+        for src in ops[:-1]:
+            a.path(f"`{seg.program}` moves {src} away", src, "edit")
+
+
+def _touch(a, seg) -> None:
+    for p in _operands(seg.args, "dtrm"):
+        a.path(f"`{seg.program} {p}`", p, "create")
+
+
+def _chmod(a, seg) -> None:
+    ops = _operands(seg.args)
+    for p in ops[1:]:
+        a.path(f"`{seg.program}` changes {p}", p, "edit")
+
+
+def _truncate(a, seg) -> None:
+    for p in _operands(seg.args, "sr"):
+        a.path(f"`truncate {p}`", p, "overwrite")
+
+
+def _dd(a, seg) -> None:
+    for x in seg.args:
+        if x.startswith("of="):
+            a.path(f"`dd {x}`", x[3:], "overwrite")
+
+
+_REDIS_WRITES = frozenset({"FLUSHALL", "FLUSHDB", "DEL", "UNLINK", "SET", "MSET", "SETEX",
+                           "HSET", "HDEL", "HMSET", "LPUSH", "RPUSH", "LPOP", "RPOP", "LREM",
+                           "LTRIM", "SADD", "SREM", "SPOP", "ZADD", "ZREM", "EXPIRE",
+                           "PEXPIRE", "RENAME", "RENAMENX", "SHUTDOWN", "SWAPDB", "RESTORE",
+                           "MIGRATE", "EVAL", "EVALSHA", "FCALL", "CONFIG", "GETDEL", "INCR",
+                           "DECR", "INCRBY", "APPEND", "MOVE", "COPY", "XADD", "XDEL",
+                           "DEBUG", "SCRIPT", "FUNCTION", "ACL", "REPLICAOF", "SLAVEOF"})
+_REDIS_READS = frozenset({"GET", "MGET", "KEYS", "SCAN", "INFO", "PING", "TYPE", "TTL", "PTTL",
+                          "EXISTS", "HGET", "HGETALL", "HKEYS", "HLEN", "LRANGE", "LLEN",
+                          "SMEMBERS", "SCARD", "ZRANGE", "ZCARD", "DBSIZE", "STRLEN",
+                          "MONITOR", "CLIENT", "MEMORY", "OBJECT", "HSCAN", "SSCAN", "ZSCAN",
+                          "ECHO", "TIME", "LASTSAVE", "ROLE", "XRANGE", "XLEN", "SUBSCRIBE"})
+
+
+def _redis(a, seg) -> None:
+    ops = _operands(seg.args, "hpansuc")
+    if "-x" in seg.args and not ops:
+        a.unknown.append("redis-cli")
+        return
+    if not ops:
+        a.unknown.append("redis-cli (commands from its input)")
+        return
+    word = ops[0].upper()
+    if word in _REDIS_WRITES:
+        a.add(IRREVERSIBLE, f"`redis-cli {ops[0]}` changes or deletes database data")
+    elif word not in _REDIS_READS:
+        a.unknown.append(f"redis-cli {ops[0]}")
+
+
+_SQL_DESTROY = re.compile(r"\b(drop|truncate|delete|update|alter|grant|revoke|replace|merge|"
+                          r"vacuum\s+full)\b", re.IGNORECASE)
+_SQL_CHANGE = re.compile(r"\b(insert|create|copy|comment|reindex|cluster|attach|pragma)\b",
+                         re.IGNORECASE)
+_SQL_READ = re.compile(r"^\s*(select|show|explain|describe|desc|with|values|table|\\d\S*|"
+                       r"\\l|\\dt|\.tables|\.schema|\.headers|\.mode|pragma\s+table_info)\b",
+                       re.IGNORECASE)
+
+
+def _sql(a, seg) -> None:
+    prog = seg.program
+    texts = _option_value(seg.args, ("-c", "-e"), ("--command", "--execute", "--eval"))
+    if prog in ("sqlite3", "duckdb"):
+        ops = _operands(seg.args, "")
+        texts += ops[1:]
+    if prog in ("dropdb", "dropuser"):
+        a.add(IRREVERSIBLE, f"`{prog}` drops a database or role")
+        return
+    if not texts:
+        a.unknown.append(f"{prog} (statements from a file or its input)")
+        return
+    for text in texts:
+        m = _SQL_DESTROY.search(text)
+        if m:
+            a.add(IRREVERSIBLE, f"`{prog}` runs SQL that {m.group(1).upper()}s data: "
+                                f"{text.strip()[:100]}")
+        elif _SQL_CHANGE.search(text):
+            a.add(RECOVERABLE, f"`{prog}` adds data or schema: {text.strip()[:100]}")
+        elif not all(_SQL_READ.match(stmt) for stmt in text.split(";") if stmt.strip()):
+            a.unknown.append(f"{prog}: {text.strip()[:60]}")
+
+
+def _mongo(a, seg) -> None:
+    texts = _option_value(seg.args, (), ("--eval",))
+    if not texts:
+        a.unknown.append(seg.program)
+        return
+    for text in texts:
+        if re.search(r"\b(drop\w*|delete\w*|remove|update\w*|replace\w*|insert\w*|"
+                     r"findOneAnd\w+)\s*\(", text):
+            a.add(IRREVERSIBLE, f"`{seg.program} --eval` changes or deletes data")
+
+
+def _by_words(table: dict[str, EffectClass], what: str) -> Callable:
+    def rule(a, seg) -> None:
+        words = [x.lower() for x in seg.args if not x.startswith("-")]
+        for w in words[:3]:
+            for key, cls in table.items():
+                if w == key or w.startswith(key):
+                    a.add(cls, f"`{seg.program} {' '.join(words[:3])}` {what}")
+                    return
+        if any(w in ("get", "list", "ls", "describe", "show", "status", "view", "logs", "top",
+                     "version", "plan", "validate", "fmt", "output", "template", "search",
+                     "history", "explain", "config", "inspect", "ps", "images", "diff",
+                     "checks", "auth", "whoami") for w in words[:2]):
+            return
+        a.unknown.append(f"{seg.program} {' '.join(words[:2])}")
+    return rule
+
+
+_KUBECTL = {k: EXTERNAL for k in ("delete", "apply", "create", "patch", "replace", "scale",
+                                   "drain", "cordon", "uncordon", "rollout", "exec", "edit",
+                                   "set", "label", "annotate", "taint", "run", "expose",
+                                   "autoscale", "cp")}
+_TERRAFORM = {k: EXTERNAL for k in ("apply", "destroy", "import", "taint", "untaint", "state",
+                                     "force-unlock", "workspace")}
+_HELM = {k: EXTERNAL for k in ("install", "upgrade", "uninstall", "delete", "rollback",
+                                "push")}
+_DOCKER = {**{k: IRREVERSIBLE for k in ("rm", "rmi", "kill", "prune", "down", "stop")},
+           **{k: EXTERNAL for k in ("push", "login")}}
+_PUBLISH = {k: EXTERNAL for k in ("publish", "upload", "push", "deploy", "unpublish",
+                                   "release", "yank", "owner", "dist-tag", "deprecate")}
+
+
+def _cloud(a, seg) -> None:
+    words = [x.lower() for x in seg.args if not x.startswith("-")]
+    for w in words:
+        if re.match(r"^(rm|rb|mv|sync|cp)$", w) and words and words[0] == "s3":
+            a.add(EXTERNAL, f"`{seg.program} s3 {w}` changes cloud storage")
+            return
+        if re.match(r"^(delete|remove|terminate|destroy|purge|put|create|update|deploy|"
+                    r"modify|attach|detach|start|stop|reboot|invoke|publish|send)", w):
+            a.add(EXTERNAL, f"`{seg.program} … {w}` changes cloud resources")
+            return
+    if any(re.match(r"^(describe|list|get|ls|show)", w) for w in words):
+        return
+    a.unknown.append(f"{seg.program} {' '.join(words[:2])}")
+
+
+def _gh(a, seg) -> None:
+    words = [x for x in seg.args if not x.startswith("-")]
+    if words[:1] == ["api"]:
+        methods = _option_value(seg.args, ("-X",), ("--method",))
+        if any(m.upper() != "GET" for m in methods) or seg.has_option(
+                "-f", "-F", "--field", "--raw-field", "--input"):
+            a.add(EXTERNAL, "`gh api` sends a writing request to GitHub")
+        return
+    if len(words) >= 2 and words[1] in ("create", "merge", "close", "comment", "edit", "delete",
+                                        "reopen", "review", "ready", "fork", "archive",
+                                        "rename", "transfer", "upload", "lock", "pin", "develop",
+                                        "set", "add", "remove", "sync", "run", "cancel",
+                                        "rerun", "enable", "disable"):
+        a.add(EXTERNAL, f"`gh {words[0]} {words[1]}` changes GitHub")
+        return
+    if len(words) >= 2 and words[1] in ("view", "list", "status", "diff", "checks", "download",
+                                        "checkout", "watch", "search"):
+        return
+    a.unknown.append(f"gh {' '.join(words[:2])}")
+
+
+def _remote(a, seg) -> None:
+    ops = _operands(seg.args, "pliFoiJEbcDeLmORQSwW")
+    what = {"ssh": "runs a command on another machine", "mail": "sends e-mail",
+            "mailx": "sends e-mail", "sendmail": "sends e-mail", "mutt": "sends e-mail",
+            "nc": "sends data over the network", "ncat": "sends data over the network",
+            "ftp": "transfers files to another machine", "sftp": "transfers files",
+            "telnet": "talks to another machine"}.get(seg.program, "acts on another machine")
+    if seg.program == "ssh" and len(ops) <= 1:
+        a.add(EXTERNAL, f"`ssh {' '.join(ops)}` opens a session on another machine")
+        return
+    a.add(EXTERNAL, f"`{seg.program}` {what}")
+
+
+def _dangerous(a, seg) -> None:
+    a.add(IRREVERSIBLE, f"`{seg.program}` changes the machine itself (disks, services, "
+                        "users, packages or processes)")
+
+
+def _crontab(a, seg) -> None:
+    if seg.has_option("-l"):
+        return
+    a.add(IRREVERSIBLE, "`crontab` replaces or removes the scheduled jobs")
+
+
+def _named_only(seg) -> bool:
+    """``rm --help``, ``git reset -h``: the program prints help and runs nothing."""
+    return any(x in _NAMING for x in seg.args[:3]) or seg.args == ("-h",) or (
+        seg.program in ("command", "builtin") and seg.args[:1] in (("-v",), ("-V",)))
+
+
+def _mkdir(a, seg) -> None:
+    for p in _operands(seg.args, "m"):
+        a.path(f"`mkdir {p}`", p, "create")
+
+
+def _publish(a, seg) -> None:
+    _by_words(_PUBLISH, "publishes or changes a package registry")(a, seg)
+
+
+def _git_rule(a, seg) -> None:
+    from ctxgate.gate.effects.git import git_rule
+
+    git_rule(a, seg)
+
+
+_RULES: dict[str, Callable] = {
+    **dict.fromkeys(("rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put"), _rm),
+    "tee": _tee, "sort": _sort, "uniq": _uniq,
+    **dict.fromkeys(("curl", "wget"), _curl),
+    **dict.fromkeys(("gcc", "cc", "g++", "clang", "clang++", "ld", "pandoc", "go", "rustc",
+                     "zip", "gzip", "tar", "convert", "ffmpeg", "openssl", "javac", "nasm",
+                     "pg_dump", "mysqldump", "sqlite3-dump", "jar"), _output_options),
+    "sed": _sed, "gsed": _sed,
+    **dict.fromkeys(("perl", "ruby"), _perl),
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
+    "find": _find,
+    **dict.fromkeys(("cp", "mv", "install", "ln", "rsync", "scp"), _copy),
+    "touch": _touch, "mkdir": _mkdir,
+    **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod),
+    "truncate": _truncate, "dd": _dd,
+    "redis-cli": _redis,
+    **dict.fromkeys(("psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client",
+                     "cqlsh", "dropdb", "dropuser"), _sql),
+    **dict.fromkeys(("mongo", "mongosh"), _mongo),
+    "kubectl": _by_words(_KUBECTL, "changes a Kubernetes cluster"),
+    "oc": _by_words(_KUBECTL, "changes an OpenShift cluster"),
+    "terraform": _by_words(_TERRAFORM, "changes cloud infrastructure"),
+    "tofu": _by_words(_TERRAFORM, "changes cloud infrastructure"),
+    "pulumi": _by_words({"up": EXTERNAL, "destroy": EXTERNAL, "refresh": EXTERNAL},
+                        "changes cloud infrastructure"),
+    "helm": _by_words(_HELM, "changes a Kubernetes cluster"),
+    **dict.fromkeys(("docker", "podman"), _by_words(_DOCKER, "removes containers or images")),
+    **dict.fromkeys(("npm", "yarn", "pnpm", "twine", "cargo", "gem", "poetry", "flit", "hatch",
+                     "uv"), _publish),
+    **dict.fromkeys(("aws", "gcloud", "az", "gsutil", "doctl", "flyctl", "heroku", "vercel",
+                     "netlify", "firebase"), _cloud),
+    "gh": _gh,
+    **dict.fromkeys(("ssh", "mail", "mailx", "sendmail", "mutt", "nc", "ncat", "ftp", "sftp",
+                     "telnet"), _remote),
+    **dict.fromkeys(("mkfs", "fdisk", "parted", "wipefs", "systemctl", "service", "reboot",
+                     "shutdown", "halt", "poweroff", "kill", "killall", "pkill", "useradd",
+                     "userdel", "usermod", "passwd", "apt", "apt-get", "yum", "dnf", "pacman",
+                     "brew", "snap", "iptables", "ufw", "mount", "umount", "swapoff",
+                     "chattr", "visudo"), _dangerous),
+    "crontab": _crontab,
+    "git": _git_rule,
+}
+
+def program_rule(a, seg) -> None:
+    """Add the findings of one simple command ``seg`` to the analysis ``a``."""
+    prog = seg.program
+    if _named_only(seg):
+        return
+    if prog in ("mount",) and not _operands(seg.args):
+        return
+    rule = _RULES.get(prog)
+    if rule is not None:
+        if prog in ("gcc", "cc", "g++", "clang", "clang++", "go", "javac", "rustc", "zip",
+                    "gzip", "tar", "convert", "ffmpeg", "openssl", "pandoc", "pg_dump",
+                    "mysqldump", "nasm", "ld", "jar"):
+            _output_options(a, seg)
+            a.unknown.append(prog)  # builds and archives do more than their output option
+            return
+        rule(a, seg)
+        return
+    if prog in READ_ONLY_PROGRAMS:
+        if prog in ("date",) and seg.has_option("-s", "--set"):
+            a.add(IRREVERSIBLE, "`date -s` sets the system clock")
+        elif prog == "hostname" and _operands(seg.args):
+            a.add(IRREVERSIBLE, "`hostname NAME` renames the machine")
+        elif prog == "xxd" and seg.has_option("-r") and len(_operands(seg.args, "cgls")) >= 2:
+            a.path("`xxd -r`", _operands(seg.args, "cgls")[1], "overwrite")
+        return
+    a.unknown.append(prog)

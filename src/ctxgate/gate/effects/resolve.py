@@ -1,0 +1,104 @@
+"""One call's effect, from the strongest source that knows (the order of issue 9).
+
+1. the user's configuration (:mod:`.config`);
+2. MCP annotations of a proxied server (:mod:`.annotations`), for ``mcp__server__tool``
+   names or calls the proxy makes for a named server;
+3. the harness's own tools (:mod:`.harness`) and the policy's shell tools (``shell_tools``);
+4. the shell parser (:mod:`.shell`), through 3;
+5. the learned classifier (``ctxgate.gate.effects.learned``, optional: skipped when it is
+   not installed), for tools no rule knows; it gets the description and input schema that
+   the annotation store remembers.
+
+Annotations of a server that is not trusted can only raise caution: when they would lower it
+they give no answer, and the sources below still decide. No source raises: a failing one is
+logged and skipped (the decision model then judges the call as before).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ctxgate.gate.effects.annotations import AnnotationStore, annotation_effect, split_mcp_name
+from ctxgate.gate.effects.config import config_effect
+from ctxgate.gate.effects.harness import SHELL_TOOL_NAMES, harness_effect
+from ctxgate.gate.effects.model import Effect
+from ctxgate.gate.policy import GatePolicy
+
+__all__ = ["resolve_effect"]
+
+log = logging.getLogger("ctxgate.gate")
+
+
+def resolve_effect(tool: str, arguments: Any, *, policy: GatePolicy, cwd: str | None = None,
+                   server: str = "", annotations: AnnotationStore | None = None
+                   ) -> Effect | None:
+    """The effect of one call, or ``None`` when no source knows it.
+
+    Args:
+        tool: the tool name as the gate sees it.
+        arguments: the JSON arguments that will run.
+        policy: tool rules, trusted servers, shell tools.
+        cwd: the directory paths are resolved against (default: this process's).
+        server: the MCP server the call goes to, when the caller knows it (the proxy).
+        annotations: the remembered MCP tools (``None``: that source is skipped).
+    """
+    cwd = cwd or os.getcwd()
+    try:
+        return _resolve(tool, arguments, policy, cwd, server, annotations)
+    except Exception as exc:  # noqa: BLE001 - a rule bug must not crash or allow: model decides
+        log.warning("tool gate: the effect rules failed on %s (%s: %s); the model decides",
+                    tool, type(exc).__name__, exc)
+        return None
+
+
+def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None:
+    found = config_effect(tool, policy.tool_rules)
+    if found is not None:
+        return found
+    info = None
+    if not server:
+        split = split_mcp_name(tool)
+        server, name = split if split else ("", tool)
+    else:
+        name = tool
+    if server and annotations is not None:
+        info = annotations.lookup(server, name)
+        trusted = server.lower() in {s.lower() for s in policy.trusted_mcp_servers}
+        found = annotation_effect(server, name, info, trusted=trusted)
+        if found is not None:
+            return found
+    if not server:
+        pointer = policy.shell_tools.get(tool)
+        if pointer is not None and tool.lower() not in SHELL_TOOL_NAMES:
+            from ctxgate.gate.effects.shell import shell_effect
+            from ctxgate.gate.pointers import resolve
+
+            try:
+                command = resolve(arguments, pointer)
+            except (KeyError, TypeError, IndexError):
+                command = None
+            return shell_effect(command, cwd=cwd) if isinstance(command, str) else None
+        found = harness_effect(tool, arguments, cwd=cwd)
+        if found is not None or tool.lower() in SHELL_TOOL_NAMES or tool.lower() == "apply_patch":
+            return found
+    return _learned(name, arguments, info)
+
+
+def _learned(tool: str, arguments: Any, info: Mapping[str, Any] | None) -> Effect | None:
+    try:
+        from ctxgate.gate.effects.learned import classify
+    except ImportError:
+        return None
+    description = (info or {}).get("description")
+    schema = (info or {}).get("input_schema")
+    args = arguments if isinstance(arguments, Mapping) else {"value": arguments}
+    try:
+        return classify(tool, args, description=description if isinstance(description, str)
+                        else None, input_schema=schema if isinstance(schema, Mapping) else None)
+    except Exception as exc:  # noqa: BLE001 - an optional source: skipped when it fails
+        log.warning("tool gate: the learned tool classifier failed on %s (%s: %s)", tool,
+                    type(exc).__name__, exc)
+        return None

@@ -1,0 +1,226 @@
+"""Effects of a shell command, from the shell parser: what every simple command really does.
+
+:func:`shell_effect` parses the command (:func:`ctxgate.shell.parse_command`) and collects a
+:class:`Finding` for everything that changes state:
+
+- every redirection to a file (``> f``, ``: > f``, ``>> f``, ``&> f``), judged by the path
+  rules of :mod:`.paths` (git-tracked files in the working tree are recoverable);
+- the per-program rules of :mod:`.programs` (``tee f``, ``sort -o f``, ``curl -o f``,
+  ``git log --output=f``, ``sed -i``, ``perl -i``, ``rm``, ``git push --force``, ``git reset
+  --hard``, ``redis-cli flushall``, SQL drops, cloud deletes, ...);
+- code run indirectly: ``sh -c``/``eval`` bodies (the parser expands them), a here-string or
+  here-doc fed to a shell (``sh <<<'git reset --hard'``), ``echo CMD | sh``, awk's
+  ``system()``, pager and hook variables (``LESSOPEN='|rm x' less f``, ``GIT_PAGER``,
+  ``MANPAGER``) and ``git -c core.pager=…``; a download fed to an interpreter
+  (``curl … | sh``) is :attr:`~EffectClass.UNTRUSTED_CODE`.
+
+A program that is only *named* is not run: ``command -v rm``, ``which rm``, ``type rm``,
+``rm --help``, ``man rm``, ``git help reset``, ``echo "rm -rf /"`` and a commit message that
+says "rm -rf" have no effect.
+
+The answer: the most harmful class found, with every finding as evidence. When nothing
+changes state and every program is known to only read, ``read_only``. When a program is
+unknown (``python x.py``, ``make``) and nothing destructive was found, ``None``: the parser
+does not know, and the decision model judges the call as before.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+from ctxgate.gate.effects.paths import Action, classify_path
+
+__all__ = ["Analysis", "Finding", "analyse", "path_finding", "shell_effect"]
+
+MAX_DEPTH = 6
+
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
+_INTERPRETERS = _SHELLS | frozenset({"python", "python3", "python2", "perl", "ruby", "node",
+                                     "php", "source", ".", "pwsh", "deno", "bun"})
+_DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh"})
+_CODE_VARIABLES = frozenset({"LESSOPEN", "LESSCLOSE", "PAGER", "MANPAGER", "GIT_PAGER",
+                             "GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EDITOR",
+                             "EDITOR", "VISUAL", "BROWSER", "PROMPT_COMMAND", "BASH_ENV",
+                             "ENV", "LD_PRELOAD", "SYSTEMD_PAGER", "PSQL_PAGER",
+                             "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finding:
+    """One thing a command does, its class and a line a person can check."""
+
+    effect: EffectClass
+    evidence: str
+
+
+@dataclass
+class Analysis:
+    """Findings and the programs the rules do not know (mutable while a command is walked)."""
+
+    cwd: str
+    depth: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    programs: list[str] = field(default_factory=list)
+
+    def add(self, effect: EffectClass, evidence: str) -> None:
+        self.findings.append(Finding(effect=effect, evidence=evidence))
+
+    def path(self, construct: str, path: str, action: Action) -> None:
+        self.findings.append(path_finding(construct, path, action, self.cwd))
+
+    def inner(self, construct: str, command: str) -> None:
+        """Analyse ``command``, which ``construct`` runs; an unknown body stays unknown."""
+        if self.depth >= MAX_DEPTH:
+            self.add(EffectClass.LOCAL_IRREVERSIBLE,
+                     f"{construct} nests commands deeper than {MAX_DEPTH} levels")
+            return
+        sub = analyse(command, cwd=self.cwd, depth=self.depth + 1)
+        for f in sub.findings:
+            self.findings.append(Finding(effect=f.effect, evidence=f"{construct}: {f.evidence}"))
+        self.unknown.extend(f"{construct}: {u}" for u in sub.unknown)
+
+
+def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding:
+    """A :class:`Finding` for one path change (the path rules of :mod:`.paths`)."""
+    pe = classify_path(path, action, cwd=cwd)
+    return Finding(effect=pe.effect, evidence=f"{construct}: {pe.evidence}")
+
+
+def shell_effect(command: str, *, cwd: str | None = None) -> Effect | None:
+    """The effect class of a shell command, or ``None`` when the parser cannot tell."""
+    if not isinstance(command, str) or not command.strip():
+        return None
+    a = analyse(command, cwd=cwd or os.getcwd())
+    worst = most_severe(f.effect for f in a.findings)
+    details = tuple(f"{f.effect.value}: {f.evidence}" for f in a.findings)
+    if worst is not None and worst.destructive:
+        first = next(f for f in a.findings if f.effect is worst)
+        return Effect(effect=worst, source=EffectSource.SHELL_PARSER, evidence=first.evidence,
+                      details=details)
+    if a.unknown:
+        return None
+    if worst is None:
+        names = ", ".join(dict.fromkeys(a.programs)) or "nothing"
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
+                      evidence=f"every program only reads or is only named ({names})")
+    first = next(f for f in a.findings if f.effect is worst)
+    return Effect(effect=worst, source=EffectSource.SHELL_PARSER, evidence=first.evidence,
+                  details=details)
+
+
+def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
+    """Walk every simple command of ``command`` and collect its findings."""
+    from ctxgate.gate.effects.programs import program_rule
+    from ctxgate.shell import parse_command
+
+    a = Analysis(cwd=cwd, depth=depth)
+    parsed = parse_command(command)
+    for r in parsed.redirections:
+        if r.writes_file:
+            action: Action = "append" if r.operator in (">>", "&>>") else \
+                "modify" if r.operator == "<>" else "overwrite"
+            a.path(f"redirection `{r.operator} {r.target}`", r.target, action)
+    segments = parsed.segments
+    downloads = any(s.program in _DOWNLOADERS for s in segments)
+    for seg in segments:
+        for assignment in seg.env:
+            name, _, value = assignment.partition("=")
+            if name in _CODE_VARIABLES and value.strip():
+                body = value.lstrip("|").strip()
+                if seg.program:
+                    a.inner(f"{name}={value!r} runs", body)
+        if not seg.program:
+            continue
+        a.programs.append(seg.program)
+        if seg.program in _INTERPRETERS:
+            _interpreter(a, seg, segments, downloads, parsed.heredocs)
+            continue
+        if "xargs" in seg.wrappers and seg.program in ("rm", "shred", "unlink", "rmdir", "mv"):
+            a.add(EffectClass.LOCAL_IRREVERSIBLE,
+                  f"`xargs {seg.program}` deletes files read from input the gate cannot see")
+            continue
+        program_rule(a, seg)
+    return a
+
+
+def _reads_stdin(seg) -> tuple[bool, bool]:
+    """``(has_c, reads_stdin)`` of an interpreter segment."""
+    args = seg.args
+    s_flag = False
+    for k, arg in enumerate(args):
+        if arg == "--":
+            return False, s_flag or k + 1 >= len(args)
+        if arg in ("-", "/dev/stdin"):
+            return False, True
+        if arg.startswith("-") and not arg.startswith("--"):
+            if seg.program in _SHELLS and "c" in arg[1:]:
+                return True, False
+            if seg.program in _SHELLS and "s" in arg[1:]:
+                s_flag = True
+            if seg.program not in _SHELLS and arg[1:2] in ("c", "e", "E", "r"):
+                return True, False
+            continue
+        if arg.startswith("--"):
+            continue
+        return False, s_flag  # a script file operand (with -s: arguments, stdin runs)
+    return False, True
+
+
+def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
+    raw = seg.raw
+    if seg.program in ("perl", "ruby") and any(
+            x.startswith("-") and not x.startswith(("--", "-e", "-E")) and "i" in x[1:]
+            for x in seg.args):
+        from ctxgate.gate.effects.programs import program_rule
+
+        program_rule(a, seg)  # perl -pi -e …: an in-place edit of the named files
+        return
+    fetched = any(d in raw for d in _DOWNLOADERS if d in ("curl", "wget")) and \
+        any(mark in raw for mark in ("$(", "<(", "`"))
+    if fetched:
+        a.add(EffectClass.UNTRUSTED_CODE,
+              f"`{seg.program}` runs code downloaded by a substitution ({raw[:120]})")
+        return
+    has_c, stdin = _reads_stdin(seg)
+    if seg.program in (".", "source"):
+        stdin = any(x in ("/dev/stdin", "-") or x.startswith("<(") for x in seg.args)
+        if not stdin:
+            a.unknown.append(f"{seg.program} {' '.join(seg.args)}".strip())
+            return
+    if has_c:
+        if seg.program in _SHELLS:
+            return  # the parser expanded the -c body into segments of their own
+        a.unknown.append(seg.program)
+        return
+    if not stdin:
+        a.unknown.append(seg.program)  # runs a script file the gate does not read
+        return
+    fed = False
+    for r in seg.redirections:
+        if r.operator == "<<<":
+            a.inner(f"here-string fed to `{seg.program}`", r.target)
+            fed = True
+        elif r.operator in ("<<", "<<-"):
+            for body in heredocs or ("",):
+                a.inner(f"here-doc fed to `{seg.program}`", body)
+            fed = True
+        elif r.operator == "<":
+            a.unknown.append(f"{seg.program} < {r.target}")
+            fed = True
+    if fed:
+        return
+    if downloads:
+        a.add(EffectClass.UNTRUSTED_CODE,
+              f"`{seg.program}` runs code piped from a download (curl/wget … | "
+              f"{seg.program})")
+        return
+    echoed = [s for s in segments if s.program in ("echo", "printf") and s.args]
+    if echoed:
+        for s in echoed:
+            a.inner(f"`{s.program} … | {seg.program}` runs", " ".join(
+                x for x in s.args if not (s.program == "echo" and x in ("-e", "-n", "-E"))))
+        return
+    a.unknown.append(f"{seg.program} reading commands from its input")

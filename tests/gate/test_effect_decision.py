@@ -1,0 +1,186 @@
+"""How the effect class enters the decision: rules over the model, learned with it, ask, and
+approvals that persist across processes."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from ctxgate.errors import ConfigError
+from ctxgate.gate import GatePolicy, ToolCall, ToolGate
+from ctxgate.gate.audit import AuditLog
+from ctxgate.gate.effects.annotations import AnnotationStore
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource
+from ctxgate.gate.grants import GrantStore
+from ctxgate.gate.policy import ToolRule
+
+from .conftest import scripted
+
+PUSH = ToolCall(tool="bash", arguments={"command": "git push --force origin main"})
+
+
+def decide(gate, call, request="show me the log"):
+    return asyncio.run(gate.decide(call, user_request=request))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("print('hello')\n")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]):
+        subprocess.run(["git", "-C", str(root), "-c", "user.email=t@e", "-c", "user.name=t",
+                        *args], check=True, capture_output=True)
+    return root
+
+
+def test_a_rule_destructive_class_needs_a_request_whatever_the_model_says():
+    model = scripted(0.05, 0.1)
+    v = decide(ToolGate(model), PUSH)
+    assert v.outcome == "deny" and v.code == "destructive_unrequested"
+    assert v.effect is not None and v.effect.effect is EffectClass.EXTERNAL
+    assert v.probabilities == {"destructive": 0.05, "requested": 0.1}  # asked and recorded
+    assert "force-pushes" in v.reason and "gate approve" in v.reason
+    assert decide(ToolGate(scripted(0.05, 0.9)), PUSH).allowed
+    assert v.to_dict()["effect"]["source"] == "shell_parser"
+
+
+def test_the_grey_band_asks_a_person():
+    v = decide(ToolGate(scripted(0.05, 0.5)), PUSH)
+    assert v.outcome == "ask" and v.code == "ask"
+    assert "a person must decide" in v.reason
+    off = ToolGate(scripted(0.05, 0.5), GatePolicy(ask_threshold=0.7))
+    assert decide(off, PUSH).outcome == "deny"
+    with pytest.raises(ConfigError, match="ask_threshold"):
+        GatePolicy(ask_threshold=0.8)
+
+
+def test_a_rule_recoverable_class_is_not_destructive(repo: Path):
+    call = ToolCall(tool="write", arguments={"file_path": "src/app.py", "content": "x"},
+                    cwd=str(repo))
+    v = decide(ToolGate(scripted(0.95, 0.1)), call)
+    assert v.allowed and v.effect.effect is EffectClass.LOCAL_RECOVERABLE
+    assert "local recoverable by the gate's rules" in v.reason
+
+
+def test_strong_read_only_needs_no_model_and_no_request():
+    model = scripted(0.95, 0.1)
+    v = asyncio.run(ToolGate(model).decide(ToolCall(tool="Read", arguments={"file_path": "x"}),
+                                           conversation=[]))
+    assert v.allowed and v.code == "read_only_effect" and model.calls == []
+
+
+def test_shell_parser_read_only_still_asks_the_model():
+    model = scripted(0.95, 0.1)
+    gate = ToolGate(model, GatePolicy(fast_path=False))
+    v = decide(gate, ToolCall(tool="bash", arguments={"command": "ls -la"}))
+    assert v.allowed and v.code == "allowed" and len(model.calls) == 1
+    assert v.effect.effect is EffectClass.READ_ONLY
+
+
+def test_configuration_wins_and_sets_thresholds():
+    policy = GatePolicy(tool_rules={
+        "send_*": ToolRule(effect="external", requested_threshold=0.95),
+        "lookup_*": ToolRule(effect="read_only"),
+        "bash": ToolRule(effect="local_recoverable"),
+    })
+    send = ToolCall(tool="send_email", arguments={"to": "a@example.com"})
+    v = decide(ToolGate(scripted(0.01, 0.9), policy), send)
+    assert v.outcome == "ask" and v.effect.source is EffectSource.CONFIG  # 0.3 <= 0.9 < 0.95
+    assert decide(ToolGate(scripted(0.01, 0.96), policy), send).allowed
+    model = scripted(0.99, 0.0)
+    v = decide(ToolGate(model, policy), ToolCall(tool="lookup_user", arguments={"id": 1}))
+    assert v.code == "read_only_effect" and model.calls == []
+    assert decide(ToolGate(scripted(0.99, 0.1), policy), PUSH).allowed  # the user's word
+    with pytest.raises(ConfigError, match="not an effect class"):
+        ToolRule(effect="harmless")
+
+
+def _learned(monkeypatch, effect):
+    module = types.ModuleType("ctxgate.gate.effects.learned")
+    seen = []
+
+    def classify(tool, arguments, *, description=None, input_schema=None):
+        seen.append((tool, dict(arguments), description, input_schema))
+        return effect
+
+    module.classify = classify
+    monkeypatch.setitem(sys.modules, "ctxgate.gate.effects.learned", module)
+    return seen
+
+
+def test_the_learned_source_is_combined_with_the_model(monkeypatch):
+    call = ToolCall(tool="transfer_funds", arguments={"amount": 5})
+    seen = _learned(monkeypatch, Effect(effect=EffectClass.EXTERNAL,
+                                        source=EffectSource.LEARNED, evidence="pays",
+                                        confidence=0.8))
+    v = decide(ToolGate(scripted(0.1, 0.2)), call)
+    assert v.outcome == "deny" and v.effect.source is EffectSource.LEARNED  # max(0.1, 0.8)
+    assert seen == [("transfer_funds", {"amount": 5}, None, None)]
+    _learned(monkeypatch, Effect(effect=EffectClass.EXTERNAL, source=EffectSource.LEARNED,
+                                 evidence="pays", confidence=0.3))
+    assert decide(ToolGate(scripted(0.1, 0.2)), call).allowed  # max(0.1, 0.3) < 0.5
+    _learned(monkeypatch, Effect(effect=EffectClass.READ_ONLY, source=EffectSource.LEARNED,
+                                 evidence="reads", confidence=0.99))
+    assert not decide(ToolGate(scripted(0.9, 0.2)), call).allowed  # never lowers the model
+
+
+def test_a_missing_learned_classifier_is_skipped(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ctxgate.gate.effects.learned", None)  # ImportError
+    v = decide(ToolGate(scripted(0.1, 0.2)), ToolCall(tool="transfer_funds", arguments={}))
+    assert v.allowed and v.effect is None
+
+
+def test_annotations_from_the_store_and_trusted_servers(tmp_path: Path, monkeypatch):
+    home = tmp_path / "home"
+    AnnotationStore.in_home(home).record("fs", [
+        {"name": "read_file", "annotations": {"readOnlyHint": True}},
+        {"name": "write_file", "description": "Write a file",
+         "annotations": {"readOnlyHint": False, "openWorldHint": False}}])
+    seen = _learned(monkeypatch, None)
+    model = scripted(0.05, 0.1)
+    gate = ToolGate(model, home=home)
+    v = decide(gate, ToolCall(tool="mcp__fs__write_file", arguments={"path": "a"}))
+    assert v.outcome == "deny" and v.effect.source is EffectSource.MCP_ANNOTATIONS
+    v = decide(gate, ToolCall(tool="read_file", arguments={"path": "a"}, server="fs"))
+    assert v.allowed and v.code == "allowed"  # untrusted read-only claim: the model judged
+    assert seen[-1][0] == "read_file"
+    trusted = ToolGate(scripted(0.99, 0.0), GatePolicy(trusted_mcp_servers=("fs",)), home=home)
+    v = decide(trusted, ToolCall(tool="mcp__fs__read_file", arguments={"path": "a"}))
+    assert v.code == "read_only_effect"
+
+
+def test_approvals_persist_across_gates_once(tmp_path: Path):
+    home = tmp_path / "home"
+    first = ToolGate(scripted(0.05, 0.1), home=home)
+    v = decide(first, PUSH)
+    assert not v.allowed
+    GrantStore.in_home(home).grant(PUSH.tool, v.args_sha256)
+    again = ToolGate(scripted(0.05, 0.1), home=home)  # a new process, e.g. the next hook
+    v2 = decide(again, PUSH)
+    assert v2.allowed and v2.code == "approved"
+    assert not decide(ToolGate(scripted(0.05, 0.1), home=home), PUSH).allowed
+    assert GrantStore.in_home(home).pending() == []
+
+
+def test_audit_rows_and_the_cache_carry_the_effect(repo: Path, tmp_path: Path):
+    audit = AuditLog(tmp_path / "audit.db")
+    gate = ToolGate(scripted(0.95, 0.1), audit=audit)
+    rm = ToolCall(tool="bash", arguments={"command": "rm src/app.py"}, cwd=str(repo))
+    v = decide(gate, rm)
+    assert v.allowed and v.effect.effect is EffectClass.LOCAL_RECOVERABLE
+    assert decide(gate, rm).cached
+    (repo / "src" / "app.py").write_text("uncommitted work\n")  # now rm would lose it
+    v = decide(gate, rm)
+    assert not v.allowed and not v.cached
+    assert v.effect.effect is EffectClass.LOCAL_IRREVERSIBLE
+    rows = audit.query(limit=5)
+    assert rows[0].effect["effect"] == "local_irreversible"
+    assert rows[-1].effect["effect"] == "local_recoverable"
+    assert audit.query(args_prefix=v.args_sha256[:8])[0].id == rows[0].id
+    assert audit.query(row_id=rows[0].id)[0].args_sha256 == v.args_sha256
