@@ -146,6 +146,15 @@ def test_environment_that_changes_what_names_mean(tmp_path, monkeypatch):
     assert is_read_only("cd ./src && ls", cwd=str(tmp_path)).read_only
 
 
+def test_many_cds_are_refused_quickly(tmp_path):
+    import time
+
+    started = time.perf_counter()
+    assert not is_read_only("cd a; " * 40 + "ls", cwd=str(tmp_path)).read_only
+    assert time.perf_counter() - started < 1.0
+    assert is_read_only("cd /tmp && cd src && ls", cwd=str(tmp_path)).read_only
+
+
 def test_never_raises():
     for odd in ("", " ", "\x00", None, 5, "a" * 100_000, "'" * 7, "\\"):
         assert not is_read_only(odd).read_only  # type: ignore[arg-type]

@@ -228,6 +228,8 @@ class _Checker:
             raise Refusal("cd with CDPATH set may go elsewhere")
         reached = [os.path.normpath(os.path.join(d, target)) for d in self.dirs]
         self.dirs.extend(d for d in reached if d not in self.dirs)  # cd may also fail
+        if len(self.dirs) > 8:
+            raise Refusal("too many directories the command may be in after its cd's")
 
     def _command(self, name: str, args: Sequence[Word]) -> None:
         if not args or args[0].text not in ("-v", "-V") or len(args) < 2:
