@@ -322,3 +322,51 @@ def test_the_ask_band_elicits_a_person_through_the_proxy(tmp_path: Path, accept:
     anyio.run(main)
     assert len(asked) == 1 and "write_file" in asked[0]
     assert (root / "n.txt").exists() is accept
+
+
+# -- the same shell examples through the hook and `ctxgate mcp serve` -----------------------------
+
+@pytest.mark.parametrize(("command", "effect"), DESTRUCTIVE_SHELL)
+def test_shell_examples_through_the_hook(plain: Path, tmp_path: Path, command: str,
+                                         effect: str) -> None:
+    out = hook_pre({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                    "tool_input": {"command": command},
+                    "transcript_path": transcript(tmp_path, "show me the project status"),
+                    "cwd": str(plain)}, backend=CALM)
+    assert out is not None and out["permissionDecision"] == "deny", command
+    assert f"destructive by the gate's rules ({effect}" in out["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize("command", MENTIONS[:-1])
+def test_mentions_through_the_hook(plain: Path, tmp_path: Path, command: str) -> None:
+    out = hook_pre({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                    "tool_input": {"command": command},
+                    "transcript_path": transcript(tmp_path, "show me the project status"),
+                    "cwd": str(plain)}, backend=WARY)
+    assert out is None or out.get("permissionDecision") != "deny", (command, out)
+
+
+def test_shell_examples_through_mcp_serve(plain: Path) -> None:
+    before = {p.name: p.read_text() for p in plain.iterdir()}
+
+    async def main() -> None:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "ctxgate", "mcp", "serve", "--request", "show me the project status"],
+            env=_env(CALM), cwd=str(plain))
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as s:
+                    await s.initialize()
+                    for command, effect in DESTRUCTIVE_SHELL:
+                        denied = await s.call_tool("run", {"command": command})
+                        assert denied.is_error, command
+                        text = _text(denied)
+                        assert f"destructive by the gate's rules ({effect}" in text, text
+                        assert "restate" not in text
+                    for command in ("command -v rm", "rm --help", "which rm", "type rm"):
+                        ran = await s.call_tool("run", {"command": command})
+                        assert not ran.is_error, (command, _text(ran))
+
+    anyio.run(main)
+    assert {p.name: p.read_text() for p in plain.iterdir()} == before  # nothing ran

@@ -156,3 +156,62 @@ def test_a_backend_that_cannot_load_refuses_the_call_with_a_reason(tmp_path: Pat
 
     anyio.run(main)
     assert not marker.exists()
+
+
+_HINT = re.compile(r'\bexpand\(id="([0-9a-f]+)"((?:, \w+=(?:"(?:[^"\\]|\\.)*"|\w+))*)\)')
+_ARG = re.compile(r', (\w+)=("(?:[^"\\]|\\.)*"|\w+)')
+
+
+def _hint_calls(digest: str) -> list[dict]:
+    """Every MCP tool call a digest names, as arguments for the expand tool."""
+    import json as _json
+
+    calls = []
+    for entry, args in _HINT.findall(digest):
+        call: dict = {"id": entry}
+        for name, raw in _ARG.findall(args):
+            call[name] = _json.loads(raw) if raw.startswith('"') or raw in ("true", "false") \
+                else int(raw)
+        calls.append(call)
+    return calls
+
+
+def test_expand_fixes_over_mcp(tmp_path: Path) -> None:
+    # issue 11 item 4: every hint a digest names is accepted by the expand tool; --json is
+    # paged with an exact next; literal grep
+    doc = tmp_path / "doc.json"
+    import json as _json
+
+    doc.write_text(_json.dumps({"items": [{"id": i, "name": f"item-{i}"} for i in range(3000)]}))
+    log = tmp_path / "build.log"
+    log.write_text("".join(f"[INFO] step {i}\n" for i in range(3000))
+                   + "[ERROR] f(x)* [boom?] failed\n\tat a.B.c(B.java:1)\n"
+                   + "".join(f"[INFO] after {i}\n" for i in range(50)))
+
+    async def main() -> None:
+        async with client(["serve", "--no-gate"]) as s:
+            for cmd in (f"cat {log} | cat", f"jq -c . {doc} | cat", f"cat {doc} | cat"):
+                res = await s.call_tool("run", {"command": cmd})
+                calls = _hint_calls(text_of(res))
+                assert calls, text_of(res)
+                for call in calls:
+                    view = await s.call_tool("expand", call)
+                    assert not view.is_error, (call, text_of(view))
+            entry = ID.search(text_of(res)).group(0)
+            first = await s.call_tool("expand", {"id": entry, "json": "/items",
+                                                 "max_tokens": 1500})
+            page = text_of(first)
+            assert len(page) < 12_000
+            nxt = page.rstrip().splitlines()[-1]
+            assert nxt.startswith("next: --json /items --lines "), nxt
+            rows = nxt.split("--lines ")[1]
+            second = await s.call_tool("expand", {"id": entry, "json": "/items", "lines": rows,
+                                                  "max_tokens": 1500})
+            assert not second.is_error and f"rows {rows.split(':')[0]}" in text_of(second)
+            logs = await s.call_tool("run", {"command": f"cat {log} | cat"})
+            lid = ID.search(text_of(logs)).group(0)
+            found = await s.call_tool("expand", {"id": lid, "grep": "f(x)* [boom?]",
+                                                 "literal": True})
+            assert "3001: [ERROR] f(x)* [boom?] failed" in text_of(found)
+
+    anyio.run(main)

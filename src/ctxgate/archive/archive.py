@@ -254,6 +254,7 @@ class Archive:
         json_pointer: str | None = None,
         keys: bool = False,
         max_tokens: int | None = None,
+        fixed_strings: bool = False,
     ) -> View:
         """A bounded view of an entry; see :mod:`ctxgate.archive.selectors` for the selectors.
 
@@ -268,7 +269,7 @@ class Archive:
             lines=lines, head=head, tail=tail, grep=grep, ignore_case=ignore_case,
             context=context, before=before, after=after, max_matches=max_matches,
             byte_range=byte_range, json_pointer=json_pointer, keys=keys,
-            default_max_matches=self.policy.grep_max_matches,
+            default_max_matches=self.policy.grep_max_matches, fixed_strings=fixed_strings,
         )
         record = self._touch(self._resolve(entry_id))
         budget = Budget(max_tokens or self.policy.expand_max_tokens, self.policy.tokenizer)

@@ -11,6 +11,7 @@ records and says so.
 from __future__ import annotations
 
 import json
+import shlex
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -211,7 +212,8 @@ def render_json(reader: ChunkReader, entry: Entry, sel: Selection, budget: Budge
         rows = structure(value)
     else:
         rows = json.dumps(value, indent=2, ensure_ascii=False).splitlines()
-    return _finish(entry, sid, header_kind, selector, rows, budget, pointer, sel.keys)
+    return _finish(entry, sid, header_kind, selector, rows, budget, pointer, sel.keys,
+                   sel.lines)
 
 
 def _first_record(reader: ChunkReader, entry: Entry, policy: ArchivePolicy) -> Any:
@@ -236,22 +238,36 @@ def _first_record(reader: ChunkReader, entry: Entry, policy: ArchivePolicy) -> A
 
 
 def _finish(entry: Entry, sid: str, kind: str, selector: str, rows: list[str], budget: Budget,
-            pointer: str, keys: bool) -> View:
+            pointer: str, keys: bool, lines: tuple[int | None, int | None] | None = None
+            ) -> View:
+    """Rows ``lines`` (1-based, of the rendered value) within the budget; a row longer than
+    the budget allows is cut with a marker; the ``next:`` hint pages on by rows, exactly."""
+    from ctxgate.archive.selectors import resolve_lines
+
     where = pointer or "/"
+    total = len(rows)
+    first, last = resolve_lines(lines, total) if lines else (1, total)
+    cap = max(200, budget.max_tokens)  # characters: a row never exceeds the budget alone
+    page = [r if len(r) <= cap else
+            f"{r[:cap]}…[row cut: +{len(r) - cap:,} characters; narrow the pointer]"
+            for r in rows[first - 1:last]]
+    ptr = f"--json {shlex.quote(pointer)}"
 
     def build(k: int) -> tuple[str, str | None]:
         notes = []
         hint = None
-        if k < len(rows):
-            notes.append(f"note: showing {k} of {len(rows)} rows; narrow the pointer "
-                         f"(--json '{pointer}/<key or index>')")
-            if not keys:
-                hint = f"--keys --json '{pointer}'" if pointer else "--keys"
-        header = f"[{sid}] {kind} {'keys at' if keys else 'value at'} {where}:"
-        return assemble(header, rows[:k], notes, hint), hint
+        if k < len(page):
+            a, b = first + k, last
+            notes.append(f"note: rows {first:,}-{first + k - 1:,} of {total:,} shown; narrow "
+                         f"the pointer (--json '{pointer}/<key or index>') or page on")
+            hint = f"{ptr} --lines {a}:{b}" if not keys else None
+        span = (f" rows {first:,}-{last:,} of {total:,}" if (first, last) != (1, total)
+                else "")
+        header = f"[{sid}] {kind} {'keys at' if keys else 'value at'} {where}{span}:"
+        return assemble(header, page[:k], notes, hint), hint
 
-    k = fit_rows(lambda k: build(k)[0], max(1, len(rows)), budget)
+    k = fit_rows(lambda k: build(k)[0], max(1, len(page)), budget)
     text, hint = build(k)
     return View(text=text, entry=entry, selector=selector.strip() or "--json ''",
-                next_hint=hint, truncated=k < len(rows),
+                next_hint=hint, truncated=k < len(page) or first > 1 or last < total,
                 notes=tuple(line for line in text.splitlines() if line.startswith("note: ")))

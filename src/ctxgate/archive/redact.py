@@ -236,11 +236,14 @@ def _matches(buf: bytes, patterns: tuple[Pattern, ...], pos: int,
     lower = buf.lower()  # every literal is lower case
     present, anchor_hits = table.find(lower)
     found: list[tuple[int, Found]] = []
+    by_anchor: dict[bytes, list[int]] = {}
+    for lit, at in anchor_hits:
+        if pos <= at < limit:
+            by_anchor.setdefault(lit, []).append(at)
     for pat in patterns:
         if pat.anchors:
-            for at in sorted({s for lit, s in anchor_hits if lit in pat.anchors}):
-                if at < pos or at >= limit:
-                    continue
+            starts = sorted({at for a in pat.anchors for at in by_anchor.get(a, ())})
+            for at in starts:
                 m = pat.regex.match(buf, at)
                 if m is None:
                     continue

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 __all__ = ["Found", "basic_auth_ok", "token_shape", "credential_kind", "resolve_assignment", "resolve_flag",
            "split_words"]
 
-_NAME_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"
+_NAME_RUN = re.compile(rb"[A-Za-z0-9_.\-]*")
 _NOT_LOWER = re.compile(rb"[^a-z]")
 _CODE = re.compile(rb"[(){}<>\[\]]|=(?!=*$)")
 _NAME_MAX = 64
@@ -68,8 +68,8 @@ def credential_kind(name: bytes) -> str | None:
     if not words:
         return None
     last = words[-1]
-    if last.endswith(_PASSWORD_ENDINGS):
-        return "password"
+    if last.endswith(_PASSWORD_ENDINGS) or name.lower().endswith(_PASSWORD_ENDINGS):
+        return "password"  # DB_PASSWORD, PGPASSWORD, PassWord
     if last == b"pass" and len(words) >= 2:  # DB_PASS, smtpPass; not `pass: 3`
         return "password"
     if last == b"pwd":
@@ -83,8 +83,8 @@ def credential_kind(name: bytes) -> str | None:
 
 def _name_before(buf: bytes, start: int) -> int:
     """Start of the variable name that ends at ``start`` (read back over name bytes)."""
-    seg = buf[max(0, start - _NAME_MAX):start]
-    return start - (len(seg) - len(seg.rstrip(_NAME_CHARS)))
+    m = _NAME_RUN.match(buf[max(0, start - _NAME_MAX):start][::-1])
+    return start - m.end()
 
 
 def _plain_value(value: bytes, kind: str, name: bytes) -> bool:
@@ -111,39 +111,24 @@ def _plain_value(value: bytes, kind: str, name: bytes) -> bool:
     return True
 
 
+_DQ = re.compile(rb'"((?:[^"\\\r\n]|\\[^\r\n]){0,%d})"' % _VALUE_MAX)
+_SQ = re.compile(rb"'([^'\r\n]{0,%d})'" % _VALUE_MAX)
+_EDQ = re.compile(rb'\\"(.{0,%d}?)\\"' % _VALUE_MAX)
+_BARE = re.compile(rb"[^ \t\r\n\"'`;&|,)\x00]{1,%d}" % _VALUE_MAX)
+_BARE_JSON = re.compile(rb"[^ \t\r\n\"'`;&|,)\x00}\]]{1,%d}" % _VALUE_MAX)
+
+
 def _parse_value(buf: bytes, i: int, json_like: bool) -> tuple[int, int, int, bool] | None:
     """The value at ``i``: ``(secret start, secret end, value end, bare_in_json)``."""
-    n = len(buf)
-    if i >= n:
-        return None
-    c = buf[i]
-    if c == 0x5C and buf[i + 1:i + 2] == b'"':  # \"escaped JSON\" inside a JSON string
-        end = buf.find(b'\\"', i + 2, i + 2 + _VALUE_MAX)
-        if end == -1:
-            return None
-        return i + 2, end, end + 2, False
-    if c in (0x22, 0x27):  # "..." or '...'
-        j = i + 1
-        stop = min(n, j + _VALUE_MAX)
-        while j < stop:
-            b = buf[j]
-            if b == c:
-                return i + 1, j, j + 1, False
-            if b in (0x0A, 0x0D):
-                return None
-            j += 2 if (b == 0x5C and c == 0x22) else 1
-        return None
-    stops = b" \t\r\n\"'`;&|,)\x00" + (b"}]" if json_like else b"")
-    j = i
-    stop = min(n, i + _VALUE_MAX)
-    while j < stop and buf[j] not in stops:
-        j += 1
-    if j == i:
-        return None
-    return i, j, j, json_like
-
-
-_SEP_SPACE = b" \t"
+    c = buf[i:i + 1]
+    if c == b"\\":  # \"escaped JSON\" inside a JSON string
+        m = _EDQ.match(buf, i)
+        return (m.start(1), m.end(1), m.end(), False) if m else None
+    if c == b'"' or c == b"'":
+        m = (_DQ if c == b'"' else _SQ).match(buf, i)
+        return (m.start(1), m.end(1), m.end(), False) if m else None
+    m = (_BARE_JSON if json_like else _BARE).match(buf, i)
+    return (i, m.end(), m.end(), json_like) if m else None
 
 
 def resolve_assignment(m: re.Match[bytes], buf: bytes) -> Found | None:
@@ -152,24 +137,20 @@ def resolve_assignment(m: re.Match[bytes], buf: bytes) -> Found | None:
     The match covers the keyword, the name's closing quote and the separator; the full name
     is read back from the match start and must name a credential (:func:`credential_kind`).
     """
-    start = _name_before(buf, m.start())
-    name = buf[start:m.start("kw")] + m.group("kw")
-    kind = credential_kind(name)
-    if kind is None:
-        return None
-    i = m.end()
-    while i < len(buf) and buf[i] in _SEP_SPACE:
-        i += 1
-    quoted_name = m.group("nq") == b'"'
-    json_like = quoted_name and b":" in m.group("sep")
-    parsed = _parse_value(buf, i, json_like)
+    # the cheap rejections first: most anchors in code (`token=f(x)`, `key: 3`) end here
+    secretish = m.group("kw")[:1] not in b"pP"  # token / key / secret: never a password
+    json_like = m.group("nq") == b'"' and b":" in m.group("sep")
+    parsed = _parse_value(buf, m.end(), json_like)
     if parsed is None:
         return None
     s, e, end, bare_json = parsed
     value = buf[s:e]
-    if kind == "secret" and e == end and _CODE.search(value):
-        return None  # `token=f(x)` in code, not a token: a bare token has no brackets
-    if not _plain_value(value, kind, name):
+    if secretish and (len(value) < 8 or (e == end and _CODE.search(value))):
+        return None  # a bare token has no brackets: `token=f(x)` is code
+    start = _name_before(buf, m.start())
+    name = buf[start:m.start("kw")] + m.group("kw")
+    kind = credential_kind(name)
+    if kind is None or not _plain_value(value, kind, name):
         return None
     return Found(end=end, spans=((s, e, bare_json),), kind=kind)
 

@@ -151,7 +151,7 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
     ),
     SecretKind(
         name="aws_secret_key",
-        regex=(r"secret_?(?:access_?)?key[\"']?\s{0,3}[=:]\s{0,3}"
+        regex=(r"secret_?(?:access_?)?key[\"']?(?:[ \t]{0,3}[=:][ \t]{0,3}|[ \t]{1,3})"
                r"[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         secret="the 40-character value after the key name (aws_secret_access_key, "
                "SecretAccessKey, secret_key)",
@@ -159,7 +159,8 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
         fold_case=True,
         fake=lambda i: fake_secret("aws-secret", i, 40, _B64),
         contexts=("aws_secret_access_key = {s}", '        "SecretAccessKey": "{s}",',
-                  "export AWS_SECRET_ACCESS_KEY={s}"),
+                  "export AWS_SECRET_ACCESS_KEY={s}",
+                  "$ aws configure set aws_secret_access_key {s}"),
     ),
     SecretKind(
         name="github_token",
@@ -372,8 +373,18 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
                   "amqp://guest:{s}@rabbit:5672/"),
     ),
     SecretKind(
+        name="mysql_password_option",
+        regex=(r"(?:mysql|mysqldump|mysqladmin|mariadb)[^\n|;&]{0,200}?[ \t]-p"
+               r"(?P<secret>[^\s'\"]{1,256})"),
+        secret="the password glued to -p in a mysql/mariadb command line",
+        literals=("mysql", "mariadb"),
+        fake=lambda i: fake_secret("mysqlp", i, 16),
+        contexts=("$ mysql -u root -p{s} shop -e 'select 1'",
+                  "mysqldump -h db -uapp -p{s} shop > dump.sql"),
+    ),
+    SecretKind(
         name="credential_assignment",
-        regex=_KW + r"(?P<nq>\\?[\"']?)(?P<sep>[ \t]{0,3}(?::=|=>|[:=]))",
+        regex=_KW + r"(?P<nq>\\?[\"']?)(?P<sep>[ \t]{0,3}(?::=|=>|[:=]))[ \t]{0,8}",
         secret="the value assigned to a credential name (password, *_PASSWORD, SECRET_KEY, "
                "API_KEY, client_secret, *_TOKEN, ...) in shell, .env, YAML, TOML, JSON (quotes "
                "kept); labelled password or secret",
@@ -389,7 +400,8 @@ SECRET_KINDS: tuple[SecretKind, ...] = (
                   '"api_key": "{s}",', 'MY_API_KEY="{s}"', "x-api-key: {s}",
                   "aws_session_token = {s}", '"SessionToken": "{s}",',
                   "declare -x GITHUB_TOKEN=\"{s}\"", "token = '{s}'",
-                  "{{'password': '{s}'}}", 'password => "{s}"', "apiKey = \"{s}\""),
+                  "{{'password': '{s}'}}", 'password => "{s}"', "apiKey = \"{s}\"",
+                  "PassWord: {s}"),
     ),
     SecretKind(
         name="credential_flag",

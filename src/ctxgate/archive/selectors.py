@@ -211,7 +211,7 @@ def compile_line_counter(pattern: str, ignore_case: bool = False):  # -> compile
 def parse(
     *, lines=None, head=None, tail=None, grep=None, ignore_case=False, context=0, before=0,
     after=0, max_matches=None, byte_range=None, json_pointer=None, keys=False,
-    default_max_matches: int = 200,
+    default_max_matches: int = 200, fixed_strings: bool = False,
 ) -> Selection:
     """Check a combination of selectors and normalize it.
 
@@ -224,8 +224,16 @@ def parse(
         raise UsageError(f"{' and '.join(ranges)} cannot be combined; use one line selector")
     if byte_range is not None and (ranges or grep is not None or json_pointer is not None or keys):
         raise UsageError("--bytes cannot be combined with other selectors")
-    if (json_pointer is not None or keys) and (ranges or grep is not None):
-        raise UsageError("--json/--keys cannot be combined with --lines/--head/--tail/--grep")
+    if (json_pointer is not None or keys) and grep is not None:
+        raise UsageError("--json/--keys cannot be combined with --grep")
+    if keys and ranges:
+        raise UsageError("--keys cannot be combined with --lines/--head/--tail")
+    if json_pointer is not None and ranges and ranges != ["--lines"]:
+        raise UsageError("with --json, page the value with --lines A:B (rows of the value)")
+    if fixed_strings:
+        if grep is None:
+            raise UsageError("-F/--fixed-strings only applies to --grep")
+        grep = re.escape(grep)  # a literal: ( [ * ? . match themselves
     for name, v in (("--head", head), ("--tail", tail), ("-C", context), ("-B", before),
                     ("-A", after), ("--max-matches", max_matches)):
         if v is not None and v < 0:

@@ -38,6 +38,9 @@ def expand(
         show_default=False)] = None,
     ignore_case: Annotated[bool, typer.Option(
         "--ignore-case", "-i", help="Case-insensitive --grep (ASCII case folding).")] = False,
+    fixed_strings: Annotated[bool, typer.Option(
+        "--fixed-strings", "-F", help="The --grep pattern is a literal string, not a regular "
+        "expression: ( [ * ? . match themselves.")] = False,
     context: Annotated[int, typer.Option(
         "--context", "-C", help="Lines of context around each --grep match.")] = 0,
     before: Annotated[int, typer.Option(
@@ -83,6 +86,7 @@ def expand(
             entry_id, lines=lines, head=head, tail=tail, grep=grep, ignore_case=ignore_case,
             context=context, before=before, after=after, max_matches=max_matches,
             byte_range=byte_range, json_pointer=json_pointer, keys=keys, max_tokens=max_tokens,
+            fixed_strings=fixed_strings,
         )
     finally:
         archive.close()

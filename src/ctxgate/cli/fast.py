@@ -35,6 +35,7 @@ def write_view(view, json_output: bool) -> None:
 FAST_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
     "lines": (("--lines", "-n"), str), "head": (("--head",), int), "tail": (("--tail",), int),
     "grep": (("--grep", "-g"), str), "ignore_case": (("--ignore-case", "-i"), None),
+    "fixed_strings": (("--fixed-strings", "-F"), None),
     "context": (("--context", "-C"), int), "before": (("--before", "-B"), int),
     "after": (("--after", "-A"), int), "max_matches": (("--max-matches", "-m"), int),
     "byte_range": (("--bytes",), str), "json_pointer": (("--json",), str),
@@ -79,6 +80,7 @@ def expand_main(argv: list[str]) -> int:
                 ignore_case=ns.ignore_case, context=ns.context, before=ns.before,
                 after=ns.after, max_matches=ns.max_matches, byte_range=ns.byte_range,
                 json_pointer=ns.json_pointer, keys=ns.keys, max_tokens=ns.max_tokens,
+                fixed_strings=ns.fixed_strings,
             )
         finally:
             archive.close()
@@ -94,7 +96,7 @@ RUN_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
     "inline": (("--inline",), None), "explain": (("--explain",), None),
     "tool": (("--tool",), str), "timeout": (("--timeout",), float),
     "separate_stderr": (("--separate-stderr",), None), "session": (("--session",), str),
-    "min_tokens": (("--min-tokens",), int),
+    "min_tokens": (("--min-tokens",), int), "sandbox": (("--sandbox",), str),
 }
 """The options of ``ctxgate run``, for the argparse twin (a test keeps them in step)."""
 
@@ -124,7 +126,7 @@ def run_main(argv: list[str]) -> int:
         return execute_run(command, shell=ns.shell, raw=ns.raw, inline=ns.inline,
                            explain=ns.explain, tool=ns.tool, timeout=ns.timeout,
                            separate_stderr=ns.separate_stderr, session=ns.session,
-                           min_tokens=ns.min_tokens)
+                           min_tokens=ns.min_tokens, sandbox=ns.sandbox)
     except CtxgateError as exc:
         print(f"ctxgate: {type(exc).__name__}: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -133,7 +135,8 @@ def run_main(argv: list[str]) -> int:
 def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
                 inline: bool = False, explain: bool = False, tool: str = "shell",
                 timeout: float | None = None, separate_stderr: bool = False,
-                session: str | None = None, min_tokens: int | None = None) -> int:
+                session: str | None = None, min_tokens: int | None = None,
+                sandbox: str | None = None) -> int:
     """The body of ``ctxgate run`` (both front ends): run, print, return the exit code."""
     import sys
 
@@ -149,6 +152,7 @@ def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
             tool=tool, raw=raw, inline=inline, timeout=timeout,
             separate_stderr=separate_stderr, session_id=session,
             stdin=None,  # inherited: `cat x.json | ctxgate run -- jq .` works
+            sandbox=sandbox,
         )
     finally:
         archive.close()

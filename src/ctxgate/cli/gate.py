@@ -30,8 +30,9 @@ def check(
     ask: Annotated[bool, typer.Option(
         "--ask", help="On a deny, ask on the terminal whether to run this exact call once.")] = False,
     explain: Annotated[bool, typer.Option(
-        "--explain", help="Also print the effect class, its source and evidence, and the "
-        "model's probabilities.")] = False,
+        "--explain", help="Also print the effect class, its source and evidence, the "
+        "model's probabilities, and for a fast-path allow whether it runs sandboxed here.")
+    ] = False,
     json_out: JsonOption = False,
 ) -> None:
     """Judge one tool call: exit 0 allow, 1 deny, 3 ask (a person decides), 2 usage error.
@@ -77,16 +78,32 @@ def check(
                     approver=approver, home=config.home)
     verdict = gate.decide_sync(ToolCall(tool=tool, arguments=arguments),
                                user_request=request, conversation=conversation)
+    sandbox = _sandbox_line(verdict) if explain else ""
     if json_out:
-        typer.echo(json.dumps(verdict.to_dict(), ensure_ascii=False))
+        record = verdict.to_dict()
+        if sandbox:
+            record["sandbox"] = sandbox
+        typer.echo(json.dumps(record, ensure_ascii=False))
     else:
         typer.echo(f"{verdict.outcome}: {verdict.reason}")
         if explain:
             typer.echo(explain_verdict(verdict))
+            if sandbox:
+                typer.echo(f"  sandbox: {sandbox}")
     if verdict.outcome == "ask":
         raise typer.Exit(3)
     if not verdict.allowed:
         raise typer.Exit(1)
+
+
+def _sandbox_line(verdict) -> str:
+    """For a fast-path allow: whether it runs sandboxed on this machine (else empty)."""
+    if not (verdict.allowed and verdict.fast_path):
+        return ""
+    from ctxgate.cli.doctor import sandbox_sentence
+    from ctxgate.sandbox import detect
+
+    return sandbox_sentence(detect())
 
 
 def explain_verdict(verdict) -> str:

@@ -49,6 +49,11 @@ def run(
     min_tokens: Annotated[int | None, typer.Option(
         "--min-tokens", help="Digest outputs of at least this many tokens [default: "
         "[firewall] min_tokens, 2,000].", show_default=False)] = None,
+    sandbox: Annotated[str | None, typer.Option(
+        "--sandbox", help="read-only: run where the command cannot write (bwrap, a read-only "
+        "mount namespace or Landlock; sandbox-exec on macOS); unsandboxed, with a note, where "
+        "none is available (see `ctxgate doctor`). The hooks add it to fast-path allows.",
+        show_default=False)] = None,
 ) -> None:
     """Run a command; print its output, or a digest plus an archive id when it is large.
 
@@ -61,4 +66,4 @@ def run(
     raise typer.Exit(execute_run(
         argv or [], shell=shell, raw=raw, inline=inline, explain=explain, tool=tool,
         timeout=timeout, separate_stderr=separate_stderr, session=session,
-        min_tokens=min_tokens))
+        min_tokens=min_tokens, sandbox=sandbox))

@@ -42,6 +42,8 @@ __all__ = ["GREP_MATTERS", "Digest", "DigestContext", "build_digest"]
 
 _FEW_LINES = 4
 _SEARCH_LINE = re.compile(rb"^([^:\n]{1,512}?):(?:\d+[:-])?")
+_LEGACY_NOTE = ("text is not UTF-8 (reads as Latin-1/cp1252): bytes that are not UTF-8 are "
+                "shown as \ufffd; the archive keeps the exact bytes")
 _CUT_MARK = "\n…[digest cut at {n} bytes: the budget]"
 
 
@@ -66,14 +68,17 @@ def build_digest(
         redact: applied to the header's command line and notes (text not in the scan).
     """
     budget = policy.digest_max_bytes
+    from dataclasses import replace
+
     if redact is not None:
-        from dataclasses import replace
 
         def red(text: str) -> str:
             return redact(text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
 
         ctx = replace(ctx, command=red(ctx.command) if ctx.command else ctx.command,
                       notes=tuple(red(n) for n in ctx.notes))
+    if scan.legacy_8bit:
+        ctx = replace(ctx, notes=(*ctx.notes, _LEGACY_NOTE))
     r = _Renderer(scan, ctx, policy, lambda b: b)
     if scan.binary:
         digest = r.binary(budget)
@@ -99,6 +104,12 @@ class _Renderer(Renderer):
     # ---------------------------------------------------------------- forms
 
     def lines(self, budget: int) -> Digest:
+        from ctxgate.firewall.blockview import render_blocks
+
+        if not self.ctx.group_by_file:
+            blocks = render_blocks(self, budget)
+            if blocks is not None:
+                return blocks
         p = self.policy
         head = self._head_lines(p.digest_head_lines)
         tail = self._tail_lines(p.digest_tail_lines, after=head[-1][0] if head else 0)
@@ -166,7 +177,8 @@ class _Renderer(Renderer):
                 out.append(f"  (classified up to line {s.hits_counted_to:,}; "
                            f"~{s.uncounted_occurrences:,} more keyword occurrences after it)")
         elif not self.ctx.group_by_file:
-            out.append("no error, failure, exception or warning lines in the omitted range")
+            out.append("no error, failure, exception or warning keywords in the omitted range"
+                       + _shapes_note(s))
         out += self._per_file(e)
         if tail:
             out.append(f"--- tail: lines {first_tail:,}-{s.lines:,} ---")
@@ -211,14 +223,14 @@ class _Renderer(Renderer):
         sel.append((f"--grep '{GREP_MATTERS}' -i -C 2",
                     f'grep="{GREP_MATTERS}", ignore_case=true, context=2'))
         if self.scan.longest_line >= self.policy.long_line_bytes:
-            sel.append(("--bytes 0:4096", 'byte_range="0:4096"'))
+            sel.append(("--bytes 0:4096", 'bytes="0:4096"'))
         lines = self.header() + body + self.warning() + self.drill(sel, compact=compact)
         return "\n".join(lines)
 
     def chars(self, budget: int) -> Digest:
         s = self.scan
         fixed = self.header() + self.warning()
-        sel = [("--bytes 0:4096", 'byte_range="0:4096"'),
+        sel = [("--bytes 0:4096", 'bytes="0:4096"'),
                (f"--grep '{GREP_MATTERS}' -i", f'grep="{GREP_MATTERS}", ignore_case=true')]
         if s.prefix.lstrip()[:1] in (b"{", b"["):  # JSON cut short of a preview
             sel.append(("--keys", "keys=true"))
@@ -241,7 +253,7 @@ class _Renderer(Renderer):
                     kinds = ", ".join(f"{k} {v:,}" for k, v in s.hit_counts.items())
                     body.append(f"lines that matter: {kinds} (find them with --grep)")
                 nxt = min(4096, omitted)
-                sel[0] = (f"--bytes {head_n}:{nxt}", f'byte_range="{head_n}:{nxt}"')
+                sel[0] = (f"--bytes {head_n}:{nxt}", f'bytes="{head_n}:{nxt}"')
                 drill = self.drill(sel, compact=budget < 2_500)
             if tail:
                 body += [f"--- last {len(tail_raw):,} bytes ---", tail]
@@ -274,10 +286,14 @@ class _Renderer(Renderer):
         ptr = "/0" if preview.format == "jsonl" else _first_pointer(preview)
         sel = [("--keys", "keys=true")]
         if ptr:
-            sel.append((f"--json {ptr}", f'json_pointer="{ptr}"'))
+            sel.append((f"--json {ptr}", f'json="{ptr}"'))
         sel.append(("--lines 1:50", 'lines="1:50"') if preview.format == "jsonl"
-                   else ("--bytes 0:4096", 'byte_range="0:4096"'))
+                   else ("--bytes 0:4096", 'bytes="0:4096"'))
         body = [f"--- {label} ---", preview.text]
+        if preview.format == "jsonl":  # a lone odd record among thousands (issue 11)
+            from ctxgate.firewall.blockview import rare_lines
+
+            body += rare_lines(self, 6)
         text = "\n".join(fixed + body + self.warning() + self.drill(sel, compact=budget < 2_500))
         return Digest(text=text, form=preview.format, archive_id=self.id)
 
@@ -306,7 +322,7 @@ class _Renderer(Renderer):
         if strings:
             body.append(f"--- printable strings in the first 64 KiB: {len(strings)} of {n:,} ---")
             body += [_clean(x) for x in strings]
-        sel = [("--bytes 0:4096", 'byte_range="0:4096"')]
+        sel = [("--bytes 0:4096", 'bytes="0:4096"')]
         text = "\n".join(head + body + self.drill(sel, compact=False))
         return Digest(text=text, form="binary", archive_id=self.id)
 
@@ -345,6 +361,17 @@ class _Renderer(Renderer):
             out.append((number, self.text_of(raw[:4096]), len(raw)))
         out.reverse()
         return out
+
+
+def _shapes_note(s: ScanResult) -> str:
+    """What the line-shape miner says about the output (never a bare "no errors")."""
+    shapes = s.shapes
+    if shapes is None:
+        return ""
+    if shapes.exact:
+        return f"; {shapes.distinct:,} line shape(s), none rare"
+    return (f"; line shapes checked in {shapes.mined + shapes.checked:,} of {shapes.lines:,} "
+            "lines (sampled): outliers elsewhere are not ruled out")
 
 
 def _first_pointer(preview: JsonPreview) -> str | None:

@@ -55,6 +55,17 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("warning", re.compile(r"\[WARN(?:ING)?\]|\bwarning\b|^\s*WARN\b|\bWARN:|"
                            r"\bdeprecated\b", re.I)),
 )
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "exception": ("exception", "error", "panic"),
+    "error": ("error", "fatal", "npm err!", "command not found", "no such file or directory",
+              "permission denied", "segmentation fault", "aborted", "compilation terminated",
+              "build failure"),
+    "exit": ("exit", "non-zero", "error"),
+    "warning": ("warn", "deprecated"),
+}
+"""Lowercase words of which every branch of a rule needs one (a rule without them is skipped:
+the same result, without running a long case-insensitive alternation on every line)."""
+_E_PREFIX = re.compile(r"\s*E\s{2,}", re.I)
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _LOOKALIKE = re.compile(r"-Werror|-Wno-error|--fail-fast|fail_fast|errorprone|error_prone|"
                         r"\bno errors?\b|\bwithout errors?\b|\berror[-_]?(?:log|page|handler|"
@@ -86,11 +97,17 @@ def classify_line(line: str) -> str | None:
     """
     if "\x1b" in line:
         line = _ANSI.sub("", line)
-    zero = _ZERO_COUNTS.search(line)
-    if zero and not _NONZERO_COUNTS.search(line):
+    low = line.lower()
+    if "0" in line and _ZERO_COUNTS.search(line) and not _NONZERO_COUNTS.search(line):
         return None
-    stripped = _LOOKALIKE.sub("", line)
+    stripped = _LOOKALIKE.sub("", line) if ("error" in low or "fail" in low) else line
+    if stripped is not line:
+        low = stripped.lower()
     for kind, pattern in _RULES:
+        need = _NEEDS.get(kind)
+        if need is not None and not any(n in low for n in need) and \
+                not (kind == "error" and _E_PREFIX.match(stripped)):
+            continue  # none of the words any branch of this rule needs: it cannot match
         if pattern.search(stripped):
             return kind
     return None

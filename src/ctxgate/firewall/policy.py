@@ -27,9 +27,10 @@ class FirewallPolicy:
     """Tokenizer for ``min_tokens``; ``"estimate"`` uses UTF-8 bytes / 4, labelled as such."""
     inline_max_bytes: int = 32_768
     """Explicitly requested inline results are verbatim up to this many UTF-8 bytes."""
-    verbatim_max_tokens: int = 100_000
-    """Implicit verbatim (dataset, inline) still becomes a digest at this many tokens or more;
-    ``0`` disables the ceiling. Explicit raw is never capped."""
+    verbatim_max_tokens: int = 25_000
+    """Implicit verbatim (dataset, inline, bare ``cat FILE``) still becomes a digest at this many
+    tokens or more; ``0`` disables the ceiling. Explicit raw is never capped. 25,000 is what a
+    harness lets one read bring in (Claude Code's Read tool stops at about 25,000 tokens)."""
     digest_max_bytes: int = 6_000
     """Hard budget of a digest, UTF-8 bytes; no input shape exceeds it."""
     firewallable_tools: tuple[str, ...] = (

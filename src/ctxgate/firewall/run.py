@@ -95,6 +95,7 @@ def run_command(
     env: dict[str, str] | None = None,
     stdin: Any = subprocess.DEVNULL,
     expand_tool: str = "expand",
+    sandbox: str | None = None,
 ) -> RunResult:
     """Run ``argv`` (or ``bash -c shell``) through the firewall and print what the model gets.
 
@@ -115,6 +116,8 @@ def run_command(
             ``DEVNULL`` so a library caller's own stdin (an MCP stdio channel) is never
             read by the command; ``None`` inherits it (the CLI does).
         expand_tool: the MCP expand tool's name in drill-down calls.
+        sandbox: ``"read-only"`` runs the command where it cannot write
+            (:mod:`ctxgate.sandbox`); unsandboxed with a note when this machine has none.
 
     Raises:
         UsageError: no command, both ``argv`` and ``shell``, or a timeout <= 0.
@@ -134,6 +137,12 @@ def run_command(
     else:
         args = list(argv or [])
         command = subprocess.list2cmdline(args) if os.name == "nt" else _join(args)
+    guard = None
+    if sandbox is not None:  # the one hook point of ctxgate.sandbox
+        from ctxgate.sandbox import ReadOnlyRun
+
+        guard = ReadOnlyRun(sandbox)
+        args = guard.wrap(args, cwd)
     own_group = not _stdin_is_tty()
     try:
         proc = subprocess.Popen(
@@ -151,14 +160,16 @@ def run_command(
                             raw=raw, inline=inline, session_id=session_id,
                             extra={"stream": name}, expand_tool=expand_tool)
              for name in names]
+    if guard is not None:
+        pipes = [guard.watch(p) for p in pipes]
     live = [out, err] if raw else None
     stopper = _Stopper(proc, own_group)
     with stopper.handling_signals():
         _pump(streams, pipes, live, stopper, timeout, started)
         code = proc.wait()
     duration = time.monotonic() - started
-    notes = stopper.notes(timeout)
     exit_code = TIMEOUT_EXIT_CODE if stopper.timed_out else (128 - code if code < 0 else code)
+    notes = stopper.notes(timeout) + (guard.notes(exit_code) if guard is not None else ())
     results = tuple(p.finish(exit_code=exit_code, notes=notes, truncated=False,
                              streamed=raw) for p in pipes)
     for result, sink in zip(results, (out, err), strict=False):

@@ -21,8 +21,10 @@ import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+from ctxgate.firewall.blocks import KnownLine, WindowCollector
 from ctxgate.firewall.errorlines import COUNTED_KEYWORDS as _COUNTED
-from ctxgate.firewall.errorlines import KEYWORDS, Hit, classify_line
+from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, Hit, classify_line
+from ctxgate.firewall.shapes import ShapeMiner, Shapes
 
 __all__ = ["OutputScanner", "ScanResult"]
 
@@ -70,6 +72,13 @@ class ScanResult:
     binary: bool = False
     sha256: str | None = None
     """SHA-256 of the output, computed for binary output."""
+    legacy_8bit: bool = False
+    """Text that is not UTF-8 but reads as a legacy 8-bit encoding (Latin-1/cp1252): shown
+    decoded with replacement characters and a note, not as binary hex."""
+    windows: tuple[tuple[KnownLine, ...], ...] = ()
+    """Lines kept around the lines that matter (see :mod:`ctxgate.firewall.blocks`)."""
+    shapes: Shapes | None = None
+    """Line shapes with counts and the rare ones (see :mod:`ctxgate.firewall.shapes`)."""
 
     @property
     def complete(self) -> bool:
@@ -120,8 +129,12 @@ class OutputScanner:
         self._counting_from = 0
         self._uncounted = 0
         self._binary: bool | None = None
+        self._legacy = False
         self._sha = None
         self._closed: ScanResult | None = None
+        self._windows = WindowCollector()
+        self._collecting = False
+        self._shapes = ShapeMiner()
 
     def feed(self, data: bytes) -> None:
         """Add a chunk (any size, any boundary)."""
@@ -177,8 +190,11 @@ class OutputScanner:
                 hit_counts=dict(sorted(self._counts.items())), hits_exact=self._exact,
                 hits_counted_to=self._counting_from - 1 if not self._exact else lines,
                 uncounted_occurrences=self._uncounted,
-                binary=bool(self._binary),
+                binary=bool(self._binary), legacy_8bit=self._legacy,
                 sha256=self._sha.hexdigest() if self._sha is not None else None,
+                windows=() if self._binary else tuple(
+                    tuple(w) for w in self._windows.windows()),
+                shapes=None if self._binary else self._shapes.result(lines),
             )
         return self._closed
 
@@ -187,7 +203,10 @@ class OutputScanner:
     def _sniff(self, seen: int) -> None:
         """Decide text or binary from the first 8 KiB; ``seen`` bytes came before the
         current chunk (all of them are in the prefix, which is at least 8 KiB)."""
-        self._binary = _looks_binary(bytes(self._prefix[:_SNIFF_BYTES]))
+        head = bytes(self._prefix[:_SNIFF_BYTES])
+        self._binary = _looks_binary(head)
+        if self._binary and _legacy_8bit(head):
+            self._binary, self._legacy = False, True
         if self._binary:
             self._sha = hashlib.sha256(bytes(self._prefix[:seen]))
 
@@ -197,7 +216,12 @@ class OutputScanner:
         nl_count = block.count(b"\n")
         self._long_line_probe(block, base, first_no)
         if not self._binary:
+            self._windows.begin(block, first_no)
+            self._collecting = True
             self._keyword_scan(block, first_no)
+            self._collecting = False
+            self._windows.end()
+            self._shapes.feed(block, first_no)
         self._newlines += nl_count
         last_nl = block.rfind(b"\n")
         if last_nl != -1:
@@ -256,6 +280,8 @@ class OutputScanner:
             self._counts[kind] += 1
             cut = raw[: self.line_max_bytes].decode("utf-8", "ignore")
             found = Hit(number=number, text=cut.rstrip("\r"), length=len(raw), kind=kind)
+            if self._collecting:
+                self._windows.hit(start, number, SEVERITY[kind])
             if self._kept[kind] < self.hits_per_kind:
                 self._kept[kind] += 1
                 self._hits.append(found)
@@ -367,3 +393,17 @@ def _looks_binary(head: bytes) -> bool:
         bad = max(0, bad - 3)
     controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\f\b\x1b")
     return (bad + controls) > max(8, len(text) // 20)
+
+
+def _legacy_8bit(head: bytes) -> bool:
+    """Latin-1/cp1252 text: no NUL, every byte a cp1252 character, few control characters,
+    and mostly ASCII (a log in a Western European language, not compressed data)."""
+    if b"\x00" in head:
+        return False
+    try:
+        text = head.decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\f\b\x1b")
+    high = sum(1 for b in head if b >= 0x80)
+    return controls <= max(8, len(text) // 100) and high <= len(head) // 4

@@ -92,6 +92,8 @@ X, U = EffectClass.EXTERNAL, EffectClass.UNTRUSTED_CODE
     ("ssh host 'rm -rf /srv'", X, "another machine"),
     ("scp a host:/tmp/", X, "another machine"),
     ("crontab -r", IRR, "crontab"),
+    ("kubectl delete ns prod --dry-run=none", X, "Kubernetes"),
+    ("rsync -a /src/ /dest/", IRR, "overwrites /dest/"),
     ("rm -rf /", IRR, "deletes /"),
     ("rm -rf ~", IRR, "deletes ~"),
     ("shred data.txt", IRR, "destroys"),
@@ -113,6 +115,7 @@ def test_destructive_effects_outside_a_repository(outside: Path, command: str,
     "git log -3 --oneline", "git status", "git diff HEAD~1", "redis-cli get k",
     "psql -c 'select 1'", "curl -s https://example.com", "find . -name '*.py'",
     "sort a", "sed 's/a/b/' a", "awk '{print $1}' a", "git branch", "git stash list",
+    "rsync -n -a /src/ /dest/", "kubectl delete ns prod --dry-run=client",
 ])
 def test_reads_and_mentions_are_read_only(outside: Path, command: str) -> None:
     e = shell_effect(command, cwd=str(outside))

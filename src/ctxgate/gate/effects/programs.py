@@ -577,6 +577,12 @@ _RULES: dict[str, Callable] = {
     "git": _git_rule,
 }
 
+_DRY_RUN = {"rsync": ("--dry-run",), "aws": ("--dryrun", "--dry-run"),
+            "kubectl": ("--dry-run",), "helm": ("--dry-run",), "terraform": (),
+            "git": (), "npm": ("--dry-run",), "cargo": ("--dry-run",)}
+"""Options that make these programs only report what they would do."""
+
+
 def program_rule(a, seg) -> None:
     """Add the findings of one simple command ``seg`` to the analysis ``a``."""
     prog = seg.program
@@ -585,6 +591,13 @@ def program_rule(a, seg) -> None:
     if prog in ("mount",) and not _operands(seg.args):
         return
     rule = _RULES.get(prog)
+    if prog in _DRY_RUN and any(
+            x in _DRY_RUN[prog]
+            or (x.split("=", 1)[0] in _DRY_RUN[prog]
+                and x.split("=", 1)[1].lower() not in ("none", "false", "0"))
+            or (prog == "rsync" and re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", x))
+            for x in seg.args):
+        return  # a dry run only reports what it would do
     if rule is not None:
         if prog in ("gcc", "cc", "g++", "clang", "clang++", "go", "javac", "rustc", "zip",
                     "gzip", "tar", "convert", "ffmpeg", "openssl", "pandoc", "pg_dump",

@@ -4,11 +4,13 @@
 ``permissionDecision: deny`` with the gate's reason, which the model reads. An allowed shell
 call is rewritten to run through ``ctxgate run`` (``updatedInput``), so its output is
 archived and digested when large; the gate judged the original command, which is exactly what
-runs inside the wrapper. Any failure — malformed payload, a shell call whose ``command`` is
-missing, ``null``, blank or over 1 MiB, unreadable transcript, a backend that cannot load, a
-timeout — blocks the call (exit 2 with the reason on stderr): a hook that fails open is the
-weakness peers' users report, so ctxgate never does. Signals, a closed stdout and the deadline
-are handled by :mod:`ctxgate.integrations.hooks.supervisor`.
+runs inside the wrapper. A command the fast path allowed (proved read-only, no model call) is
+wrapped with ``--sandbox read-only`` so it runs where it cannot write. Any failure —
+malformed payload, a shell call whose ``command`` is missing, ``null``, blank or over 1 MiB,
+unreadable transcript, a backend that cannot load, a timeout — blocks the call (exit 2 with
+the reason on stderr): a hook that fails open is the weakness peers' users report, so ctxgate
+never does. Signals, a closed stdout and the deadline are handled by
+:mod:`ctxgate.integrations.hooks.supervisor`.
 
 ``PostToolUse`` puts a firewallable tool's output (search, MCP results …) through the
 firewall and, when it was digested, returns the digest as the replacement output
@@ -52,9 +54,16 @@ def gate_tool_name(tool: str) -> str:
     return "bash" if name in SHELL_TOOLS else name
 
 
-def wrap_shell_command(command: str, *, python: str = sys.executable) -> str:
-    """The shell command that runs ``command`` through ``ctxgate run`` (same exit status)."""
-    return (f"{shlex.quote(python)} -m ctxgate run --tool bash -c {shlex.quote(command)}")
+def wrap_shell_command(command: str, *, python: str = sys.executable,
+                       read_only: bool = False) -> str:
+    """The shell command that runs ``command`` through ``ctxgate run`` (same exit status).
+
+    ``read_only`` adds ``--sandbox read-only``: the hook sets it for a fast-path allow (a
+    command proved read-only without a model call), so a wrong proof still cannot write.
+    """
+    sandbox = " --sandbox read-only" if read_only else ""
+    return (f"{shlex.quote(python)} -m ctxgate run --tool bash{sandbox} "
+            f"-c {shlex.quote(command)}")
 
 
 def _already_wrapped(command: str) -> bool:
@@ -102,7 +111,9 @@ def pre_tool_use(
     if (rewrite_shell and gate_tool_name(payload.tool) == "bash" and isinstance(command, str)
             and command.strip() and not _already_wrapped(command)):
         specific["updatedInput"] = {**payload.tool_input,
-                                    "command": wrap_shell_command(command, python=python)}
+                                    "command": wrap_shell_command(
+                                        command, python=python,
+                                        read_only=verdict.fast_path)}
     if approve:
         specific["permissionDecision"] = "allow"
         specific["permissionDecisionReason"] = verdict.reason

@@ -31,6 +31,8 @@ EXPAND_SCHEMA: dict[str, Any] = {
         "tail": {"type": "integer", "minimum": 0},
         "grep": {"type": "string", "description": "Regular expression; lines that match."},
         "ignore_case": {"type": "boolean"},
+        "literal": {"type": "boolean",
+                    "description": "grep is a literal string, not a regular expression."},
         "context": {"type": "integer", "minimum": 0},
         "before": {"type": "integer", "minimum": 0},
         "after": {"type": "integer", "minimum": 0},
@@ -59,7 +61,8 @@ RUN_SCHEMA: dict[str, Any] = {
 _EXPAND_ARGS = {"lines": "lines", "head": "head", "tail": "tail", "grep": "grep",
                 "ignore_case": "ignore_case", "context": "context", "before": "before",
                 "after": "after", "max_matches": "max_matches", "bytes": "byte_range",
-                "json": "json_pointer", "keys": "keys", "max_tokens": "max_tokens"}
+                "json": "json_pointer", "keys": "keys", "max_tokens": "max_tokens",
+                "literal": "fixed_strings"}
 
 
 def expand_text(home: Path, config: Config, arguments: Mapping[str, Any]) -> str:

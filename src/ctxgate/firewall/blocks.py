@@ -1,0 +1,440 @@
+"""Failure blocks: the contiguous regions of an output that explain a failure.
+
+A digest that lists scattered "lines that say error" misses what a reader needs: the stack
+frames under an exception, the ``Expected … / Actual …`` pair, the compiler's notes, the test
+that owns a failure, and the summary (``Tests run: …, Failures: 1``, ``BUILD FAILURE``). This
+module finds those regions as windows of consecutive lines.
+
+Two parts:
+
+* :class:`WindowCollector` runs inside the streaming scanner. For every line that matters
+  (an error, failure, exception, traceback or exit line; not warnings) it keeps the
+  surrounding lines — a few before, more after — merging overlapping windows. Memory is
+  bounded: the first :data:`KEEP_FIRST` and the last :data:`KEEP_LAST` windows, each at most
+  :data:`WINDOW_MAX_LINES` lines of at most :data:`LINE_KEEP_BYTES` bytes.
+* :func:`find_blocks` (at digest time) reads the kept windows plus the output's tail, gives
+  every line a role (signal, continuation, boilerplate, other) and grows blocks from signal
+  lines through their continuations, attaches the owning test or target line above, trims
+  trailing boilerplate (cache uploads, cleanup, ``Finished: FAILURE``), and labels each block
+  (``java stack trace``, ``python traceback``, ``compiler errors``, ``test failure``,
+  ``build summary`` …). :func:`pick_blocks` then spends a byte budget on few of them: the
+  last failing block first, then the first one, then the rest by severity.
+
+Everything is a pure function of the output's bytes: the same output gives the same blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+
+from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, classify_line
+
+__all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "pick_blocks"]
+
+BEFORE_LINES = 6
+"""Lines kept above a line that matters (the test name, the command that failed)."""
+AFTER_LINES = 48
+"""Lines kept below a line that matters (frames, notes, expected/actual)."""
+WINDOW_MAX_LINES = 240
+"""A window grows to at most this many lines; a longer region starts a new window."""
+LINE_KEEP_BYTES = 512
+"""Bytes kept of each window line (its full length is kept too)."""
+KEEP_FIRST = 4
+KEEP_LAST = 8
+_MIN_SEVERITY = 2
+
+
+@dataclass(frozen=True, slots=True)
+class KnownLine:
+    """One line whose text the digest has: number, text (cut), full length in bytes."""
+
+    number: int
+    raw: bytes
+    length: int
+
+
+class _Window:
+    __slots__ = ("lines", "next_pos", "want_to")
+
+    def __init__(self) -> None:
+        self.lines: list[KnownLine] = []
+        self.want_to = 0  # last line number this window wants
+        self.next_pos = 0  # offset in the current block of the line after the last kept one
+
+    @property
+    def last(self) -> int:
+        return self.lines[-1].number if self.lines else 0
+
+
+class WindowCollector:
+    """Keeps the lines around lines that matter, block by block, in bounded memory.
+
+    The scanner calls :meth:`begin` with each block (cut at a newline) and the number of its
+    first line, :meth:`hit` for each line that matters in it (offset of the line start, line
+    number, severity) in line order, then :meth:`end`.
+    """
+
+    def __init__(self) -> None:
+        self._first: list[list[KnownLine]] = []
+        self._last: deque[list[KnownLine]] = deque(maxlen=KEEP_LAST)
+        self._open: _Window | None = None
+        self._carry: list[KnownLine] = []  # the last lines of the previous block
+        self._block = b""
+        self._first_no = 1
+        self._dropped = 0
+
+    def begin(self, block: bytes, first_no: int) -> None:
+        self._block = block
+        self._first_no = first_no
+        w = self._open
+        if w is not None:
+            if w.want_to >= first_no and w.last == first_no - 1:
+                w.next_pos = 0  # the window runs on into this block
+                self._take(w, first_no, w.want_to)
+            else:
+                self._close()
+
+    def hit(self, start: int, number: int, severity: int) -> None:
+        if severity < _MIN_SEVERITY:
+            return
+        w = self._open
+        lo = max(1, number - BEFORE_LINES)
+        if w is not None and lo <= w.want_to + 1 and number - w.lines[0].number < WINDOW_MAX_LINES:
+            w.want_to = max(w.want_to, number + AFTER_LINES)
+            if w.last < number and w.last < self._first_no:  # nothing kept from this block
+                w.next_pos = 0
+                self._take(w, self._first_no, w.want_to)
+            elif w.last < w.want_to:
+                self._take(w, w.last + 1, w.want_to)
+            return
+        self._close()
+        w = self._open = _Window()
+        w.want_to = number + AFTER_LINES
+        if lo < self._first_no:  # lines above the hit from the previous block
+            w.lines.extend(k for k in self._carry if k.number >= lo)
+        pos, n = start, number
+        above: list[KnownLine] = []
+        while n > max(lo, self._first_no) and pos > 0:
+            prev = self._block.rfind(b"\n", 0, pos - 1) + 1
+            n -= 1
+            above.append(_known(self._block, prev, pos - 1, n))
+            pos = prev
+        w.lines.extend(reversed(above))
+        w.next_pos = start
+        self._take(w, number, w.want_to)
+
+    def end(self) -> None:
+        """The block is done: keep its last lines for the next block's windows."""
+        block = self._block
+        carry: list[KnownLine] = []
+        end = len(block) - 1 if block.endswith(b"\n") else len(block)
+        n = self._first_no + block.count(b"\n") - (1 if block.endswith(b"\n") else 0)
+        pos = end
+        while len(carry) < BEFORE_LINES and pos >= 0:
+            start = block.rfind(b"\n", 0, pos) + 1
+            carry.append(_known(block, start, pos, n))
+            n -= 1
+            if start == 0:
+                break
+            pos = start - 1
+        carry.reverse()
+        self._carry = carry
+        self._block = b""
+
+    def windows(self) -> list[list[KnownLine]]:
+        """The kept windows in line order (call once the scan is done)."""
+        self._close()
+        return list(self._first) + list(self._last)
+
+    @property
+    def dropped(self) -> int:
+        """Windows between the first and the last ones that were not kept."""
+        return self._dropped
+
+    # ------------------------------------------------------------------ internals
+
+    def _close(self) -> None:
+        w, self._open = self._open, None
+        if w is None or not w.lines:
+            return
+        if len(self._first) < KEEP_FIRST:
+            self._first.append(w.lines)
+        else:
+            if len(self._last) == self._last.maxlen:
+                self._dropped += 1
+            self._last.append(w.lines)
+
+    def _take(self, w: _Window, n: int, to: int) -> None:
+        """Append lines ``n``..``to`` from the current block, starting at ``w.next_pos``."""
+        block = self._block
+        to = min(to, w.lines[0].number + WINDOW_MAX_LINES - 1 if w.lines else to)
+        pos = w.next_pos
+        while n <= to and pos < len(block):
+            nl = block.find(b"\n", pos)
+            end = len(block) if nl == -1 else nl
+            w.lines.append(_known(block, pos, end, n))
+            n += 1
+            pos = len(block) if nl == -1 else nl + 1
+        w.next_pos = pos
+
+
+def _known(block: bytes, start: int, end: int, number: int) -> KnownLine:
+    raw = block[start:min(end, start + LINE_KEEP_BYTES)]
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    return KnownLine(number=number, raw=raw, length=end - start)
+
+
+# ---------------------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A failure region: consecutive lines ``first``..``last`` with a label."""
+
+    first: int
+    last: int
+    label: str
+    severity: int
+    lines: tuple[KnownLine, ...]
+
+    @property
+    def size(self) -> int:
+        return self.last - self.first + 1
+
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
+_PREFIX = re.compile(
+    r"^(?:[^\t\n]+\t){1,3}(?=\d{4}-\d\d-\d\dT)"  # GitHub Actions: job<TAB>step<TAB>time
+    r"|^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # an ISO timestamp
+)
+_FRAME = re.compile(
+    r"^\s+at \S|^\s*\.\.\. \d+ (?:more|common frames)|^\s*Caused by\b|^\s*Suppressed:|"
+    r"^\s*File \".*\", line \d+|^\s+\S+\.(?:go|rs|py|js|ts|java|kt|c|cc|cpp|h):\d+|"
+    r"^goroutine \d+|^\s+at .*\(.*:\d+:\d+\)|^\s*\d+: 0x[0-9a-f]+|^\s*\d+:\s+\S+::|"
+    r"^\s+-->\s|^\s*\|\s|^\s*\^|^\s*=\s*(?:note|help):|^\s*(?:note|help):|"
+    r"^\s*(?:symbol|location|required|found|reason)\s*:|"
+    r"^\s*(?:Expected|Actual|expected|actual|but was|but found|Received|Diff)\b|"
+    r"^\s*[-+]\s{0,3}\S|^\s*E\s{2,}|^\s*>\s+\S|^\s*\[ERROR\]|^\s*\[FAIL|^npm ERR!"
+)
+_SUMMARY = re.compile(
+    r"\bTests? run:.*(?:Failures|Errors): *[1-9]|\bTests run:.*FAILURE|\b\d+ (?:failed|errors?)\b|"
+    r"\bBUILD (?:FAILURE|FAILED)\b|\bFAILURE: Build failed|\bFailed to execute goal\b|"
+    r"\bTests (?:in error|failed)\b|\bFailed tests:|\b(?:FAIL|FAILED)\s+\S|"
+    r"^=+ .*\b(?:failed|error)|\btest result: FAILED|\bexit(?:ed)? (?:with )?(?:code|status) [1-9]|"
+    r"\bProcess completed with exit code [1-9]|\bWhat went wrong|\bExecution failed for task|"
+    r"\bThere were failing tests|\bCOMPILATION ERROR\b|\bcompilation failed|\bTests FAILED",
+    re.I,
+)
+_OWNER = re.compile(
+    r"\bRunning \S+|\bTests run:|<<< (?:FAILURE|ERROR)!|\bFAILED\b|^--- FAIL:|^_{3,} .* _{3,}$|"
+    r"^\s*def test|\bTest\w* > \w|> Task \S+|^=+ (?:FAILURES|ERRORS) =+|\bERROR in\b|"
+    r"^\s*(?:●|✕|✗|×) |\bpanicked at\b|^panic:|^thread '.*' panicked",
+)
+_BOILER_START = re.compile(
+    r"\s*$|\s*\[(?:INFO|ERROR|WARNING)\]\s*-*\s*$|\s*\[INFO\] (?:Total time|Finished at|"
+    r"Final Memory|-{8,})|\[command\]|\s*git version|Finished: |Done\. Your build exited|"
+    r"Archiving artifacts|##\[(?:group|endgroup)\]|Temporarily overriding HOME|"
+    r"Adding repository directory|\* Get more help|Get more help|Notifying|Sending e-?mails?|"
+    r"GitHub Issue Notifier|Recording test results"
+)
+"""Boilerplate recognised by how the line starts (``match``: cheap)."""
+_BOILER_ANY = ("Post job cleanup", "Cleaning up orphan", "Terminate orphan process",
+               "WS-CLEANUP", "cache upload", "Uploading cache", "uploading cache",
+               "Uploading artifact", "uploading artifact", "Saving cache", "safe.directory",
+               "extraheader", "core.sshCommand", "actionable task")
+"""Boilerplate recognised by a phrase anywhere in the line."""
+_SUMMARY_NEEDS = ("fail", "error", "test", "exit", "what went wrong")
+_MAX_GAP = 2
+_KEYWORDS = tuple(k.decode() for k in KEYWORDS)
+_ROLE_BYTES = 300
+"""Bytes of a line its role and label are read from."""
+"""Ordinary lines a block may span between two of its lines."""
+
+
+def _text(line: KnownLine) -> str:
+    t = line.raw[:_ROLE_BYTES].decode("utf-8", "replace")
+    if "\x1b" in t:
+        t = _ANSI.sub("", t)
+    return _PREFIX.sub("", t, count=1)
+
+
+def _role(text: str) -> tuple[str, int]:
+    """(role, severity): ``signal``, ``summary``, ``cont``, ``boiler`` or ``other``."""
+    if _BOILER_START.match(text) or any(p in text for p in _BOILER_ANY):
+        return "boiler", 0
+    low = text.lower()
+    kind = classify_line(text) if any(k in low for k in _KEYWORDS) else None
+    sev = SEVERITY.get(kind, 0) if kind else 0
+    if any(k in low for k in _SUMMARY_NEEDS) and _SUMMARY.search(text):
+        return "summary", max(sev, 3)
+    if kind == "frame":
+        return "cont", sev
+    if sev >= _MIN_SEVERITY:
+        return "signal", sev
+    if _FRAME.search(text):
+        return "cont", 0
+    return "other", 0
+
+
+def _segments(lines: list[KnownLine]) -> list[list[KnownLine]]:
+    out: list[list[KnownLine]] = []
+    for line in lines:
+        if out and line.number == out[-1][-1].number + 1:
+            out[-1].append(line)
+        elif out and line.number <= out[-1][-1].number:
+            continue
+        else:
+            out.append([line])
+    return out
+
+
+def find_blocks(known: list[KnownLine]) -> list[Block]:
+    """Failure blocks among ``known`` lines (any order, duplicates allowed), in line order."""
+    by_no: dict[int, KnownLine] = {}
+    for line in known:
+        by_no.setdefault(line.number, line)
+    blocks: list[Block] = []
+    for seg in _segments([by_no[n] for n in sorted(by_no)]):
+        texts = [_text(x) for x in seg]
+        roles = [_role(t) for t in texts]
+        i = 0
+        while i < len(seg):
+            role, sev = roles[i]
+            if role not in ("signal", "summary"):
+                i += 1
+                continue
+            start = i
+            end = i
+            best = sev
+            j = i + 1
+            gap = 0
+            indent = _indent(texts[i])
+            soft = 0
+            while j < len(seg):
+                r, s = roles[j]
+                if r == "other" and _indent(texts[j]) > max(indent, 1) and soft < 8:
+                    soft += 1  # indented under the failure: kept if the block goes on
+                    j += 1
+                    continue
+                soft = 0
+                if r in ("signal", "summary", "cont"):
+                    end = j
+                    best = max(best, s)
+                    gap = 0
+                elif r == "boiler" and texts[j].strip() and gap == 0 and _is_sep(texts[j]):
+                    gap += 1  # a separator line inside a block
+                else:
+                    gap += 1
+                    if gap > _MAX_GAP:
+                        break
+                j += 1
+            start = _owner_above(seg, texts, roles, start)
+            blocks.append(Block(first=seg[start].number, last=seg[end].number,
+                                label="", severity=best,
+                                lines=tuple(seg[start:end + 1])))
+            i = end + 1
+    return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
+                                    lines=b.lines, label=_label([_text(x) for x in b.lines]))
+            for b in _bridge(_merge(blocks), by_no)]
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t")) if text.strip() else 0
+
+
+def _is_sep(text: str) -> bool:
+    return bool(re.match(r"^\s*(?:\[\w+\]\s*)?[-=_*]{8,}\s*$", text))
+
+
+def _owner_above(seg, texts, roles, start: int) -> int:
+    """Step up to the line naming the test or target that owns the block (at most 4 lines)."""
+    best = start
+    for k in range(start - 1, max(-1, start - 5), -1):
+        if roles[k][0] == "boiler" and not texts[k].strip():
+            continue
+        if _OWNER.search(texts[k]):
+            best = k
+            break
+        if roles[k][0] == "cont":
+            best = k
+            continue
+        break
+    return best
+
+
+def _merge(blocks: list[Block]) -> list[Block]:
+    out: list[Block] = []
+    for b in blocks:
+        if out and b.first <= out[-1].last + 1:
+            a = out[-1]
+            lines = {x.number: x for x in a.lines + b.lines}
+            merged = tuple(lines[n] for n in sorted(lines))
+            out[-1] = Block(first=a.first, last=max(a.last, b.last), label="",
+                            severity=max(a.severity, b.severity), lines=merged)
+        else:
+            out.append(b)
+    return out
+
+
+_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("python traceback", re.compile(r"Traceback \(most recent call last\)")),
+    ("go panic", re.compile(r"^panic:|^goroutine \d+")),
+    ("rust panic", re.compile(r"thread '.*' panicked at")),
+    ("java stack trace", re.compile(r"^\s+at [\w$.<>]+\(")),
+    ("js stack trace", re.compile(r"^\s+at .*:\d+:\d+\)?$")),
+    ("expected/actual", re.compile(r"\b(?:[Ee]xpected|but was|Actual|Received)\b")),
+    ("compiler errors", re.compile(r"\.\w+:\[?\d+[,:]\d+\]?:? (?:error|cannot|incompatible)|"
+                                   r"COMPILATION ERROR", re.I)),
+    ("test failure", re.compile(r"Tests run:.*(?:Failures|Errors): *[1-9]|<<< (?:FAILURE|ERROR)!"
+                                r"|\bFAILED\b|--- FAIL:|failing tests|\bFAIL\b")),
+    ("build summary", re.compile(r"BUILD FAIL|Failed to execute goal|What went wrong|"
+                                 r"FAILURE: Build failed|exit code [1-9]", re.I)),
+)
+
+
+_BRIDGE_LINES = 6
+"""Blocks at most this many lines apart are shown as one window (the gap lines with them)."""
+
+
+def _bridge(blocks: list[Block], by_no: dict[int, KnownLine]) -> list[Block]:
+    out: list[Block] = []
+    for b in blocks:
+        if out:
+            a = out[-1]
+            gap = range(a.last + 1, b.first)
+            if len(gap) <= _BRIDGE_LINES and all(n in by_no for n in gap):
+                lines = a.lines + tuple(by_no[n] for n in gap) + b.lines
+                out[-1] = Block(first=a.first, last=b.last, label="",
+                                severity=max(a.severity, b.severity), lines=lines)
+                continue
+        out.append(b)
+    return out
+
+
+def _label(texts: list[str]) -> str:
+    texts = texts[:200] + texts[-50:] if len(texts) > 250 else texts
+    found = [name for name, pattern in _LABELS if any(pattern.search(t) for t in texts)]
+    return ", ".join(found[:2]) if found else "errors"
+
+
+def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
+    """Blocks in the order a budget should take them.
+
+    The last block with an error, exception or failure line (what failed the run) first;
+    then by weight: severity, size (a stack trace outweighs a one-line notice, up to 40
+    lines) and closeness to the end of the output (setup noise comes first in CI logs).
+    """
+    if not blocks:
+        return []
+
+    def weight(b: Block) -> float:
+        late = b.last / max(1, total_lines)
+        return b.severity * 10 + min(b.size, 40) + 20 * late
+
+    strong = [b for b in blocks if b.severity >= 3]
+    last = strong[-1] if strong else blocks[-1]
+    rest = sorted((b for b in blocks if b is not last), key=lambda b: (-weight(b), -b.last))
+    return [last] + rest

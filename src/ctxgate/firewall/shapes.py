@@ -1,0 +1,326 @@
+"""Line shapes and outliers: what most lines look like, and the few that look different.
+
+A keyword scan cannot see an anomaly that says no "error": one ``503`` among 96,000 ``200``
+responses, one line of another form in a sorted listing. :class:`ShapeMiner` mines line
+templates in the stream: each line is masked (timestamps, UUIDs, IPs, hex ids, paths, long
+numbers and long quoted strings always; short numbers and short quoted values become *slots*)
+and counted by its template. Per template it keeps, for each slot, the few values seen (a
+slot with more than :data:`SLOT_VALUES` distinct values is free-form and no longer tracked),
+so a ``503`` where a slot is ``200`` everywhere else is a *rare value*, reported with its
+line number, like a template seen only once or twice (a *rare shape*).
+
+Cost and memory: masking is Python regex work (about 20 MB/s), so the miner is exact for the
+first :data:`EXACT_LINES` lines. After that, when one template covers nearly every line, each
+new block is checked at C speed: the literal parts of that template (with its fixed slot
+values filled in) are counted with ``bytes.count``; a block where some line lacks one of
+them is mined line by line (at most :data:`DEVIANT_BLOCKS` blocks). Otherwise one block in
+:data:`SAMPLE_EVERY` is mined. :class:`Shapes` says which lines were mined exactly, so a
+digest never claims more than was looked at. Templates are capped at :data:`MAX_SHAPES`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["RareLine", "Shape", "ShapeMiner", "Shapes", "mask_line"]
+
+EXACT_LINES = 4_000
+"""Lines mined one by one from the start."""
+DEVIANT_BLOCKS = 8
+"""Blocks (after the exact start) mined line by line because a line deviated."""
+SAMPLE_EVERY = 16
+"""Without a dominant template, one block in this many is mined after the exact start."""
+MAX_SHAPES = 2_000
+"""Templates tracked; lines of further templates are counted as ``untracked``."""
+SLOT_VALUES = 8
+"""Distinct values a slot may take and still be tracked (a status code, a log level)."""
+RARE_MAX = 2
+"""A template or slot value seen at most this many times is rare (in outputs of
+:data:`MIN_LINES` lines or more)."""
+MIN_LINES = 200
+_LINE_BYTES = 2_048
+_SAMPLE_BYTES = 240
+_DOMINANT_SHARE = 0.95
+_UNIFORM_SHARE = 0.9
+"""Rare shapes are reported only when the three commonest shapes cover this share of the
+lines mined: in a mixed output (a CI log) every one-off line would be "rare"."""
+_RARE_LIST = 64
+
+_SPLIT = re.compile(rb"([\s,;:=\[\]{}()\"'<>|]+)")
+"""Separators: a token between them is masked whole (never a separator inside a mask)."""
+_SEPARATORS = b" \t,;:=[]{}()\"'<>|"
+_DIGITS = b"0123456789"
+_STRONG_MARK = b"\x01"
+_WEAK_MARK = b"\x02"
+
+
+def mask_line(line: bytes) -> tuple[bytes, list[bytes]]:
+    """(template, slot values) of a line.
+
+    The line is split at separators (whitespace and punctuation); a token of 1-3 digits
+    becomes a slot (``\x02``, its value kept: a status code, a count); any other token with a
+    digit or a ``/`` (numbers, timestamps, ids, hashes, IPs, paths, versions) becomes
+    ``\x01``; other tokens (words) stay as they are.
+    """
+    parts = _SPLIT.split(line[:_LINE_BYTES])
+    values: list[bytes] = []
+    for i in range(0, len(parts), 2):
+        t = parts[i]
+        if not t:
+            continue
+        if t.isdigit():
+            if len(t) <= 3:
+                parts[i] = _WEAK_MARK
+                values.append(t)
+            else:
+                parts[i] = _STRONG_MARK
+        elif b"/" in t or len(t.translate(None, _DIGITS)) != len(t):
+            parts[i] = _STRONG_MARK
+    return b"".join(parts), values
+
+
+@dataclass(slots=True)
+class Shape:
+    """A line template with its count, first line and per-slot value counts."""
+
+    template: bytes
+    count: int
+    first_line: int
+    sample: bytes
+    slots: list[dict[bytes, list] | None] = field(default_factory=list)
+    """Per slot: value -> [count, first line, sample]; None once it took too many values."""
+
+
+@dataclass(frozen=True, slots=True)
+class RareLine:
+    """A line whose shape (or slot value) is rare."""
+
+    number: int
+    text: bytes
+    why: str
+    """``rare shape (1x)`` or ``rare value 503 (1x; 200 in 100,000 lines)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shapes:
+    """What the miner found."""
+
+    lines: int
+    """Lines in the output."""
+    mined: int
+    """Lines mined one by one (the rest were checked against the dominant template or not
+    looked at)."""
+    checked: int
+    """Lines checked at C speed against the dominant template's literal parts."""
+    distinct: int
+    """Templates found (at most :data:`MAX_SHAPES`)."""
+    capped: bool
+    """True when more templates existed than were tracked."""
+    top: tuple[tuple[int, int, bytes], ...]
+    """The dominant templates: (lines, first line, sample line), most frequent first."""
+    rare: tuple[RareLine, ...]
+
+    @property
+    def exact(self) -> bool:
+        """Every line was mined or checked."""
+        return self.mined + self.checked >= self.lines
+
+    @property
+    def unseen(self) -> int:
+        return max(0, self.lines - self.mined - self.checked)
+
+
+class ShapeMiner:
+    """Feed blocks of whole lines with :meth:`feed`; :meth:`result` at the end."""
+
+    def __init__(self) -> None:
+        self._shapes: dict[bytes, Shape] = {}
+        self._untracked = 0
+        self._mined = 0
+        self._checked = 0
+        self._blocks_after = 0
+        self._deviant_blocks = 0
+        self._anchors: list[bytes] | None = None
+        self._dominant: Shape | None = None
+        self._fixed: list[tuple[int, bytes]] = []
+        self._profile: list[tuple[bytes, int]] = []
+
+    def feed(self, block: bytes, first_no: int) -> None:
+        """Mine a block (it ends at a newline, or is the output's last piece)."""
+        if self._mined < EXACT_LINES:
+            lines = block.split(b"\n")
+            if lines and lines[-1] == b"":
+                lines.pop()
+            room = EXACT_LINES - self._mined
+            self._mine(lines[:room], first_no)
+            if len(lines) <= room:
+                return
+            self._plan()
+            rest_no = first_no + room
+            tail = b"\n".join(lines[room:]) + b"\n"
+            self._after(tail, rest_no)
+            return
+        if self._anchors is None:
+            self._plan()
+        self._after(block, first_no)
+
+    def result(self, total_lines: int) -> Shapes:
+        shapes = sorted(self._shapes.values(), key=lambda s: (-s.count, s.first_line))
+        seen = self._mined + self._checked
+        rare: list[RareLine] = []
+        covered = sum(s.count for s in shapes[:3])
+        if total_lines >= MIN_LINES and seen >= MIN_LINES and covered >= seen * _UNIFORM_SHARE:
+            for s in shapes:
+                if s.count <= RARE_MAX and len(shapes) > 1:
+                    rare.append(RareLine(number=s.first_line, text=s.sample,
+                                         why=f"rare shape ({s.count}x)"))
+            for s in shapes:
+                if s.count < MIN_LINES:
+                    continue
+                for slot in s.slots:
+                    if not slot or len(slot) < 2:
+                        continue
+                    main, (main_n, _, _) = max(slot.items(),
+                                               key=lambda kv: (kv[1][0], kv[0]))
+                    for value, (n, first, sample) in sorted(slot.items(),
+                                                            key=lambda kv: kv[1][1]):
+                        if n <= RARE_MAX and main_n >= MIN_LINES:
+                            rare.append(RareLine(
+                                number=first, text=sample,
+                                why=f"rare value {_show(value)} ({n}x; "
+                                    f"{_show(main)} in {main_n:,} lines)"))
+        rare.sort(key=lambda r: r.number)
+        rare = rare[:_RARE_LIST]
+        top = tuple((s.count, s.first_line, s.sample) for s in shapes[:3])
+        return Shapes(lines=total_lines, mined=self._mined, checked=self._checked,
+                      distinct=len(self._shapes), capped=self._untracked > 0, top=top,
+                      rare=tuple(rare))
+
+    # ------------------------------------------------------------------ internals
+
+    def _mine(self, lines: list[bytes], first_no: int) -> None:
+        shapes = self._shapes
+        for i, line in enumerate(lines):
+            if line.endswith(b"\r"):
+                line = line[:-1]
+            template, values = mask_line(line)
+            s = shapes.get(template)
+            number = first_no + i
+            if s is None:
+                if len(shapes) >= MAX_SHAPES:
+                    self._untracked += 1
+                    continue
+                s = shapes[template] = Shape(template=template, count=0, first_line=number,
+                                             sample=line[:_SAMPLE_BYTES],
+                                             slots=[{} for _ in values])
+            s.count += 1
+            for k, value in enumerate(values):
+                slot = s.slots[k] if k < len(s.slots) else None
+                if slot is None:
+                    continue
+                got = slot.get(value)
+                if got is not None:
+                    got[0] += 1
+                elif len(slot) >= SLOT_VALUES:
+                    s.slots[k] = None
+                else:
+                    slot[value] = [1, number, line[:_SAMPLE_BYTES]]
+        self._mined += len(lines)
+
+    def _plan(self) -> None:
+        """After the exact start: find a dominant template and the literal anchors to check."""
+        self._anchors = []
+        if not self._shapes or not self._mined:
+            return
+        top = max(self._shapes.values(), key=lambda s: (s.count, -s.first_line))
+        if top.count < self._mined * _DOMINANT_SHARE:
+            return
+        fixed: list[bytes | None] = []
+        for slot in top.slots:
+            value = None
+            if slot:
+                best, (n, _, _) = max(slot.items(), key=lambda kv: (kv[1][0], kv[0]))
+                if n >= top.count * 0.999:
+                    value = best
+            fixed.append(value)
+        # literal runs of the template, with fixed slot values filled in
+        pieces: list[tuple[bool, bytes]] = []  # (holds a fixed slot value, literal run)
+        cur = b""
+        valued = False
+        k = 0
+        for ch in re.split(rb"([\x01\x02])", top.template):
+            if ch == _STRONG_MARK:
+                pieces.append((valued, cur))
+                cur, valued = b"", False
+            elif ch == _WEAK_MARK:
+                value = fixed[k] if k < len(fixed) else None
+                k += 1
+                if value is None:
+                    pieces.append((valued, cur))
+                    cur, valued = b"", False
+                else:
+                    cur += value
+                    valued = True
+            else:
+                cur += ch
+        pieces.append((valued, cur))
+        ranked = sorted({p for p in pieces if len(p[1].strip()) >= 3},
+                        key=lambda p: (not p[0], -len(p[1]), p[1]))
+        self._anchors = [p[1] for p in ranked[:2]]
+        # separators are never inside a masked token: their count per line is the template's
+        profile = [(bytes([c]), top.template.count(bytes([c]))) for c in _SEPARATORS]
+        present = [x for x in profile if x[1]]
+        self._profile = (present + [x for x in profile if x[0] in (b" ", b"\t")])[:6]
+        self._dominant = top
+        self._fixed = [(i, v) for i, v in enumerate(fixed) if v is not None]
+
+    def _after(self, block: bytes, first_no: int) -> None:
+        self._blocks_after += 1
+        n = block.count(b"\n") + (0 if block.endswith(b"\n") or not block else 1)
+        top = self._dominant
+        if top is not None:
+            if self._conforms(block, n):
+                self._count_dominant(n)
+                return
+            if self._deviant_blocks < DEVIANT_BLOCKS:
+                self._deviant_blocks += 1
+                self._split_deviants(block, first_no)
+                return
+        if self._blocks_after % SAMPLE_EVERY == 1:
+            lines = block.split(b"\n", _SAMPLE_LINES)[:_SAMPLE_LINES]
+            self._mine(lines, first_no)
+
+    def _conforms(self, data: bytes, n: int) -> bool:
+        if any(data.count(a) < n for a in self._anchors):
+            return False
+        return all(data.count(c) == k * n for c, k in self._profile)
+
+    def _count_dominant(self, n: int) -> None:
+        top = self._dominant
+        top.count += n
+        for i, value in self._fixed:
+            slot = top.slots[i]
+            if slot is not None and value in slot:
+                slot[value][0] += n
+        self._checked += n
+
+    def _split_deviants(self, block: bytes, first_no: int) -> None:
+        """Count the conforming lines of a block; mine the others one by one."""
+        lines = block.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        ok = 0
+        for i, line in enumerate(lines):
+            if self._conforms(line, 1):
+                ok += 1
+            else:
+                self._mine([line], first_no + i)
+        self._count_dominant(ok)
+
+
+_SAMPLE_LINES = 256
+
+
+def _show(value: bytes) -> str:
+    return value.decode("utf-8", "replace").strip()

@@ -1,0 +1,176 @@
+"""Issue 11: failure blocks (not lone lines), rare line shapes, hints the MCP tool accepts.
+
+Each test here fails on the digest before issue 11 (d72e402): it showed keyword lines one by
+one, said "no error ... lines in the omitted range" for a lone 503 among 200s, and named
+``byte_range=``/``json_pointer=`` in its MCP hints.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from ctxgate.archive import Archive
+from ctxgate.firewall import DigestContext, FirewallPolicy, OutputScanner, build_digest, firewall
+from ctxgate.integrations.mcp.tools import EXPAND_SCHEMA, EXPAND_TOOL
+
+CTX = DigestContext(tool="shell", archive_id="3fa9c2e1b2c4", expires_at=1_800_000_000.0,
+                    command="make test", exit_code=1, tokens="9,000 tokens (o200k_base)")
+N = 100_001
+MIDDLE = 50_001
+
+
+def digest_of(data: bytes, policy: FirewallPolicy | None = None):
+    policy = policy or FirewallPolicy()
+    sc = OutputScanner(long_line_bytes=policy.long_line_bytes,
+                       line_max_bytes=policy.digest_line_max_bytes)
+    for i in range(0, len(data), 65_536):
+        sc.feed(data[i:i + 65_536])
+    return build_digest(sc.close(), CTX, policy)
+
+
+def _lines(make) -> bytes:
+    return "".join(make(i) + "\n" for i in range(1, N + 1)).encode()
+
+
+def _access(i: int) -> str:
+    status = 503 if i == MIDDLE else 200
+    return (f'10.1.{i % 256}.{i * 7 % 250} - - [01/Dec/2026:10:{i // 60 % 60:02d}:{i % 60:02d} '
+            f'+0000] "GET /api/items/{i} HTTP/1.1" {status} {1000 + i * 37 % 90_000} "-" '
+            '"curl/8.0"')
+
+
+def _jsonlog(i: int) -> str:
+    level = "error" if i == MIDDLE else "info"
+    return json.dumps({"ts": f"2026-12-01T10:{i // 60 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z",
+                       "level": level, "msg": "request done", "latency_ms": i * 13 % 997,
+                       "req": f"{i * 2654435761 % 2**64:016x}"}, separators=(",", ":"))
+
+
+def _listing(i: int) -> str:
+    if i == MIDDLE:
+        return "lrwxrwxrwx 1 root root 11 Dec  1 10:00 ./data/link -> /etc/passwd"
+    return f"./data/part-{i:06d}.parquet"
+
+
+@pytest.mark.parametrize("make", [_access, _jsonlog, _listing], ids=["access", "json", "listing"])
+def test_one_anomalous_line_among_100k_of_one_shape_is_shown(make) -> None:
+    data = _lines(make)
+    d = digest_of(data)
+    odd = make(MIDDLE)
+    assert re.search(rf"^\s*{MIDDLE}\| ", d.text, re.M), d.text
+    assert odd[:60] in d.text
+    assert "no error, failure, exception or warning lines" not in d.text
+    assert d.size_bytes <= FirewallPolicy().digest_max_bytes
+
+
+def test_access_log_names_the_rare_value() -> None:
+    d = digest_of(_lines(_access))
+    assert "rare value 503 (1x; 200 in 100,000 lines)" in d.text
+
+
+def test_uniform_output_says_what_the_shape_miner_saw() -> None:
+    data = "".join(f"row {i:07d} ok\n" for i in range(1, 30_001)).encode()
+    d = digest_of(data)
+    assert "no error, failure, exception or warning keywords in the omitted range; " \
+           "1 line shape(s), none rare" in d.text
+
+
+def _java_log() -> bytes:
+    head = [f"[INFO] Running com.example.T{i}Test" for i in range(1, 400)]
+    fail = [
+        "[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.2 s <<< "
+        "FAILURE! - in com.example.ParserTest",
+        "[ERROR] testParse(com.example.ParserTest)  Time elapsed: 0.01 s  <<< FAILURE!",
+        "java.lang.AssertionError: expected:<3> but was:<4>",
+        "\tat org.junit.Assert.fail(Assert.java:88)",
+        "\tat org.junit.Assert.failNotEquals(Assert.java:834)",
+        "\tat org.junit.Assert.assertEquals(Assert.java:645)",
+        "\tat com.example.ParserTest.testParse(ParserTest.java:42)",
+        "\tat java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)",
+        "",
+    ]
+    summary = [f"[INFO] Running com.example.U{i}Test" for i in range(1, 200)] + [
+        "[ERROR] Failures: ",
+        "[ERROR]   ParserTest.testParse:42 expected:<3> but was:<4>",
+        "[ERROR] Tests run: 812, Failures: 1, Errors: 0, Skipped: 2",
+        "[INFO] BUILD FAILURE",
+    ]
+    trailer = ["Post job cleanup."] + [f"[command]/usr/bin/git config --local --unset-all x{i}"
+                                       for i in range(12)] + ["Cleaning up orphan processes"]
+    return ("\n".join(head + fail + summary + trailer) + "\n").encode()
+
+
+def test_java_stack_trace_is_one_labelled_block_with_its_test() -> None:
+    log = _java_log()
+    d = digest_of(log)
+    lines = log.decode().split("\n")
+    first = lines.index(next(x for x in lines if "<<< FAILURE! - in" in x)) + 1
+    # the block starts at the failure (or at the "Running …" line of the test above it)
+    assert re.search(rf"--- failure block: lines (?:{first - 1}|{first})–{first + 7} "
+                     r"\(java stack trace", d.text), d.text
+    for n in range(first, first + 8):  # every line of the block, frames included
+        assert re.search(rf"^\s*{n}\| ", d.text, re.M), n
+    assert "ParserTest.java:42" in d.text
+
+
+def test_summary_before_trailing_boilerplate_is_shown() -> None:
+    log = _java_log()
+    d = digest_of(log)
+    lines = log.decode().split("\n")
+    for needle in ("[ERROR] Tests run: 812, Failures: 1", "[INFO] BUILD FAILURE",
+                   "ParserTest.testParse:42 expected:<3> but was:<4>"):
+        n = lines.index(next(x for x in lines if needle in x)) + 1
+        assert re.search(rf"^\s*{n}\| ", d.text, re.M), needle
+
+
+def test_python_traceback_block_label() -> None:
+    body = [f"collected item {i}" for i in range(1, 600)] + [
+        "Traceback (most recent call last):",
+        '  File "/app/main.py", line 10, in <module>',
+        "    main()",
+        '  File "/app/main.py", line 6, in main',
+        "    return 1 / 0",
+        "ZeroDivisionError: division by zero",
+    ] + [f"cleanup {i}" for i in range(1, 40)]
+    d = digest_of(("\n".join(body) + "\n").encode())
+    assert "--- failure block: lines 600–605 (python traceback" in d.text
+    assert " 605| ZeroDivisionError: division by zero" in d.text
+
+
+def test_digest_is_byte_identical_for_identical_input() -> None:
+    log = _java_log() + _lines(_access)[:400_000]
+    texts = {digest_of(log).text for _ in range(3)}
+    assert len(texts) == 1
+
+
+def _mcp_hint_params(text: str) -> set[str]:
+    out: set[str] = set()
+    for call in re.findall(rf'\b{EXPAND_TOOL}\(id="[^"]*"((?:, \w+=(?:"[^"]*"|\w+))*)\)', text):
+        out |= set(re.findall(r", (\w+)=", call))
+    return out
+
+
+def test_every_mcp_hint_uses_the_expand_schema_parameter_names() -> None:
+    allowed = set(EXPAND_SCHEMA["properties"])
+    outputs = {
+        "lines": _java_log(),
+        "blocks+long": _java_log() + b"x" * 9_000 + b"\n",
+        "chars": b"y" * 300_000,
+        "json": json.dumps({"items": [{"k": i, "v": "z" * 20} for i in range(3_000)]}).encode(),
+        "jsonl": b"".join(json.dumps({"i": i}).encode() + b"\n" for i in range(3_000)),
+        "binary": bytes(range(256)) * 100,
+        "plain": "".join(f"line {i}\n" for i in range(3_000)).encode(),
+    }
+    seen: set[str] = set()
+    archive = Archive()
+    for name, data in outputs.items():
+        res = firewall("shell", data, archive=archive, policy=FirewallPolicy(min_tokens=0))
+        assert res.digested, name
+        params = _mcp_hint_params(res.text)
+        assert params, (name, res.text)
+        assert params <= allowed, (name, params - allowed)
+        seen |= params
+    assert {"lines", "grep", "bytes", "json", "keys"} <= seen
