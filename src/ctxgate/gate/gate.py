@@ -276,7 +276,7 @@ class ToolGate:
 
             command = shell_command(tool, call.arguments, p.shell_tools)
             if command is not None:
-                proof = is_read_only(command)
+                proof = is_read_only(command, cwd=call.cwd or None)
                 if proof.read_only:
                     return Verdict(outcome="allow", code="fast_path", fast_path=True, **base,
                                    reason=reasons.fast_path(proof.reason))
