@@ -277,14 +277,14 @@ class ToolGate:
 
             command = shell_command(tool, call.arguments, p.shell_tools)
             if command is not None:
-                proof = is_read_only(command)
+                proof = is_read_only(command, cwd=call.cwd or None)
                 if proof.read_only:
                     return Verdict(outcome="allow", code="fast_path", fast_path=True, **base,
                                    reason=reasons.fast_path(proof.reason))
         effect = self._effect(call) if p.effects else None
         base["effect"] = effect
         if effect is not None and effect.effect is EffectClass.READ_ONLY and \
-                effect.source in STRONG_SOURCES:
+                effect.source in STRONG_SOURCES and not effect.needs_model:
             return Verdict(outcome="allow", code="read_only_effect", **base,
                            reason=reasons.read_only_effect(effect.evidence))
         request, source = self._user_request(conversation, user_request, run_prompts)
@@ -394,7 +394,9 @@ class ToolGate:
         recoverable class is not destructive. A learned class is combined with the model:
         the call looks destructive when ``max(P(destructive), confidence of a destructive
         learned class)`` reaches the threshold (a learned class never lowers the model's).
-        A destructive call then runs only when clearly requested; in the grey band
+        An effect that ``needs_model`` (a secret-looking read, a web request) leaves the
+        destructive test to the model. A destructive call then runs only when clearly
+        requested; in the grey band
         ``[ask_threshold, requested_threshold)`` the outcome is ``ask``.
         """
 
@@ -413,7 +415,7 @@ class ToolGate:
         d, r = p(DESTRUCTIVE_ID), p(REQUESTED_ID)
         dt, rt, at = self._thresholds(tool)
         approve_id = str(common.get("args_sha256", ""))[:12]
-        if effect is not None and effect.rule_based:
+        if effect is not None and effect.rule_based and not effect.needs_model:
             looks_destructive = effect.effect.destructive
         else:
             score = d
