@@ -122,6 +122,9 @@ class OutputPipeline:
         self._raw_bytes = 0
         self._raw_prefix = bytearray()
         """The first bytes as produced (verbatim delivery of a small output)."""
+        self._red_prefix = bytearray()
+        self._red_bytes = 0
+        """The first bytes after redaction, and how many redacted bytes were consumed."""
         self._store_error: StoreFailure | None = None
         """Why the archive could not store the output; the run goes on without it."""
         self._writer: Any = None
@@ -163,6 +166,10 @@ class OutputPipeline:
     def _consume(self, data: bytes) -> None:
         if not data:
             return
+        room = self.scanner.keep_bytes - len(self._red_prefix)
+        if room > 0:
+            self._red_prefix += data[:room]
+        self._red_bytes += len(data)
         if self._writer is not None:
             try:
                 self._writer.write(data)
@@ -238,7 +245,9 @@ class OutputPipeline:
         elif streamed:
             text = None
         else:
-            if verbatim is not None:
+            if self._redacts_verbatim():
+                data = self._redacted_whole(entry)
+            elif verbatim is not None:
                 data = verbatim
             elif len(self._raw_prefix) == self._raw_bytes:  # the whole output, as produced
                 data = bytes(self._raw_prefix)
@@ -266,6 +275,21 @@ class OutputPipeline:
             return (f"{marker}: this digest is all that is kept; at least "
                     f"{total - budget:,} of the {total:,} output bytes are omitted below and lost")
         return f"{marker}: this digest is all that is kept; what it omits is lost"
+
+    def _redacts_verbatim(self) -> bool:
+        """Whether an output shown whole is shown redacted (``policy.redact_verbatim``)."""
+        mode = self.policy.redact_verbatim
+        if self._redactor is None or mode == "none":
+            return False
+        return mode == "all" or self.command_class.kind not in ("file_read", "line_selection")
+
+    def _redacted_whole(self, entry: Any) -> bytes:
+        """The whole output after redaction: held in memory, else read back from the archive."""
+        if len(self._red_prefix) == self._red_bytes:
+            return bytes(self._red_prefix)
+        if entry is not None:
+            return self.archive.read(entry.id)
+        return bytes(self._red_prefix)  # not stored: the bounded view's note says what is lost
 
     def _redact(self, text: str | None) -> str | None:
         """``text`` with the archive's secret patterns applied (as stored in the entry)."""
@@ -335,8 +359,8 @@ def firewall(
     for start in range(0, len(data), _FEED_BYTES):
         pipe.feed(data[start:start + _FEED_BYTES])
     result = pipe.finish(exit_code=exit_code, verbatim=data)
-    if isinstance(output, str) and not result.decision.digest:
-        return _replace_text(result, output)
+    if isinstance(output, str) and not result.decision.digest and result.data == data:
+        return _replace_text(result, output)  # shown as given (lone surrogates included)
     return result
 
 
