@@ -12,6 +12,7 @@ from runtime failures, because the CLI maps them to different exit codes (2 and 
     │   ├── AmbiguousId             a prefix that matches several entries (exit 2)
     │   ├── IntegrityError          stored bytes do not hash to their id
     │   └── StoreUnavailable        the backend (SQLite file, Redis) cannot be reached
+    │       └── UploadLost          an upload's chunks were swept before it committed
     ├── FirewallError               running or digesting a tool output failed
     ├── GateError                   the tool gate could not be built or run
     │   └── DecisionModelError      a decision backend failed (the gate turns it into a deny)
@@ -47,6 +48,7 @@ __all__ = [
     "RequestTooLarge",
     "StoreUnavailable",
     "ToolDenied",
+    "UploadLost",
     "UsageError",
 ]
 
@@ -99,7 +101,21 @@ class IntegrityError(ArchiveError):
 
 
 class StoreUnavailable(ArchiveError):
-    """The archive backend cannot be reached or opened."""
+    """The archive backend cannot be reached, opened or written.
+
+    ``why`` is the cause in a few words (``"archive.db is not a SQLite database"``) and
+    ``fix`` what to do about it; both are shown to the model when a run goes on without
+    the archive.
+    """
+
+    def __init__(self, message: str, *, why: str = "", fix: str = ""):
+        super().__init__(message)
+        self.why = why or message
+        self.fix = fix
+
+
+class UploadLost(StoreUnavailable):
+    """An upload's chunks were swept (its lease lapsed) before it committed; nothing is stored."""
 
 
 class FirewallError(CtxgateError):

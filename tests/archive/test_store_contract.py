@@ -72,3 +72,48 @@ def test_discard_and_sweep_uploads(store: ArchiveStore) -> None:
     assert store.sweep_uploads(older_than=0.0) == 0
     assert store.sweep_uploads(older_than=1e12) == 1
     assert store.read_chunk("stale", 0) is None
+
+
+def test_write_chunks_and_heartbeat_refresh_the_lease(store: ArchiveStore) -> None:
+    import time
+
+    before = time.time()
+    store.write_chunks("live", 0, [b"c0"])
+    assert store.sweep_uploads(older_than=before - 1) == 0  # refreshed just now
+    assert store.heartbeat("live", before + 1_000) is True
+    assert store.sweep_uploads(older_than=before + 999) == 0  # the heartbeat moved the lease
+    store.write_chunks("live", 1, [b"c1"])  # a later batch refreshes it too
+    assert store.heartbeat("never-stored", before) is False
+    assert store.upload_usage() == (1, 4)
+
+
+def test_a_swept_upload_cannot_add_chunks_or_commit(store: ArchiveStore) -> None:
+    import pytest
+
+    from ctxgate.errors import UploadLost
+
+    store.write_chunks("swept", 0, [b"c0", b"c1"])
+    assert store.sweep_uploads(older_than=1e12) == 1
+    assert store.upload_usage() == (0, 0)
+    assert store.heartbeat("swept", 1e12) is False
+    with pytest.raises(UploadLost, match="swept before it committed"):
+        store.write_chunks("swept", 2, [b"c2"])
+    with pytest.raises(UploadLost, match="lease lapsed"):
+        store.commit(_rec("c" * 64, "swept"), [b"c2"], 2)
+    assert store.get("c" * 64) is None and store.usage() == (0, 0)  # nothing unreadable stored
+    # an entry that already exists with the same content is still refreshed (it is readable)
+    store.commit(_rec("d" * 64, "kept"), [b"x"])
+    store.write_chunks("dup", 0, [b"x"])
+    store.sweep_uploads(older_than=1e12)
+    assert store.commit(_rec("d" * 64, "dup", at=300.0), [b"y"], 1).last_access == 300.0
+
+
+def test_upload_usage_counts_uncommitted_bytes_until_commit_or_discard(
+        store: ArchiveStore) -> None:
+    store.write_chunks("u1", 0, [b"12345", b"678"])
+    store.write_chunks("u2", 0, [b"abc"])
+    assert store.upload_usage() == (2, 11)
+    store.commit(_rec("e" * 64, "u1"), [b"9"], 2)
+    assert store.upload_usage() == (1, 3)
+    store.discard("u2")
+    assert store.upload_usage() == (0, 0)

@@ -116,7 +116,7 @@ def test_timeout_still_archives_what_came(archive: Archive) -> None:
     stored = archive.read(entry.id)
     assert stored.startswith(b"line 1\n") and b"line 3000\n" in stored and b"never" not in stored
     assert result.result.reason == "digest"
-    assert "[stopped after the 1.5 s timeout (SIGTERM)]" in out.decode()
+    assert "[interrupted: stopped after the 1.5 s timeout (SIGTERM)]" in out.decode()
     assert result.duration_seconds < 10
 
 
@@ -213,7 +213,10 @@ def test_archive_failure_still_delivers_a_digest(archive: Archive) -> None:
     assert result.exit_code == 0 and result.result.entry is None
     text = out.decode()
     assert text.startswith("[ctxgate digest: ") and "[not archived; digest: " in text
-    assert "archive unavailable (OSError: [Errno 28] No space left on device)" in text
+    assert ("[not archived (the archive's disk is full ([Errno 28] No space left on device); "
+            "fix: free disk space") in text
+    assert "this digest is all that is kept; at least 102,894 of the 108,894 output bytes are "\
+        "omitted below and lost]" in text
     assert "--- no drill down: the output is not archived ---" in text
     assert "20000| 20000" in text
 

@@ -1,4 +1,4 @@
-"""Audit log and verdict cache in a real SQLite file (<home>/archive.db)."""
+"""Audit log and verdict cache in a real SQLite file (<home>/audit.db, apart from the archive)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def test_every_decision_is_recorded(tmp_path):
     assert bash.fast_path and bash.verdict == "allow" and bash.probabilities == {}
     assert write.omitted and write.omitted[0]["argument"] == "/content"
     assert not any(r.cached for r in rows)
-    raw = (tmp_path / "archive.db").read_bytes()
+    assert not (tmp_path / "archive.db").exists()  # its own file, apart from the archive
+    raw = (tmp_path / "audit.db").read_bytes()
     assert b"s3cr3t-value" not in raw  # only the hash of the arguments is stored
     assert [r.tool for r in audit.query(tool="rm")] == ["rm"]
     assert [r.tool for r in audit.query(verdict="allow")] == ["bash"]
@@ -47,11 +48,11 @@ def test_every_decision_is_recorded(tmp_path):
 
 
 def test_connection_uses_wal_and_a_busy_timeout(tmp_path):
-    audit = AuditLog(tmp_path / "a" / "archive.db")
+    audit = AuditLog(tmp_path / "a" / "audit.db")
     mode = audit._conn.execute("PRAGMA journal_mode").fetchone()[0]
     busy = audit._conn.execute("PRAGMA busy_timeout").fetchone()[0]
     assert (mode, busy) == ("wal", 5000)
-    other = sqlite3.connect(tmp_path / "a" / "archive.db")  # the archive's own tables coexist
+    other = sqlite3.connect(tmp_path / "a" / "audit.db")  # foreign tables coexist
     other.execute("CREATE TABLE IF NOT EXISTS entries (id TEXT)")
     other.commit()
     assert audit.query() == []

@@ -73,6 +73,11 @@ def test_strong_read_only_needs_no_model_and_no_request():
     v = asyncio.run(ToolGate(model).decide(ToolCall(tool="Read", arguments={"file_path": "x"}),
                                            conversation=[]))
     assert v.allowed and v.code == "read_only_effect" and model.calls == []
+    for call in (ToolCall(tool="Read", arguments={"file_path": "~/.ssh/id_rsa"}),
+                 ToolCall(tool="WebFetch", arguments={"url": "https://example.com/?k=v"})):
+        v = decide(ToolGate(model), call)  # a secret, or data leaving: the model judges
+        assert v.code == "destructive_unrequested" and v.effect.needs_model
+    assert len(model.calls) == 2
 
 
 def test_shell_parser_read_only_still_asks_the_model():

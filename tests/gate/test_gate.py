@@ -330,6 +330,20 @@ def test_fast_path_allows_read_only_shell_without_a_model_call():
     assert not decide(off, ToolCall(tool="bash", arguments={"command": "ls"})).allowed
 
 
+def test_fast_path_reads_the_git_configuration_where_the_call_runs(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    model = scripted(0.1, 0.9)
+    gate = ToolGate(model, GatePolicy(effects=False))
+    call = ToolCall(tool="bash", arguments={"command": "git status"}, cwd=str(repo))
+    assert decide(gate, call).fast_path
+    subprocess.run(["git", "-C", str(repo), "config", "core.fsmonitor", "./x"], check=True)
+    v = decide(gate, call)
+    assert not v.fast_path and len(model.calls) == 1
+
+
 def test_a_lazy_model_is_loaded_only_when_needed():
     loads = []
 

@@ -177,7 +177,8 @@ class Archive:
             expires_at=record.expires_at, tool=m.get("tool"), command=m.get("command"),
             source=m.get("source"), exit_code=m.get("exit_code"),
             redacted=bool(m.get("redactions")), redactions=int(m.get("redactions") or 0),
-            truncated=bool(m.get("truncated")), session_id=m.get("session_id"),
+            truncated=bool(m.get("truncated")), interrupted=m.get("interrupted"),
+            session_id=m.get("session_id"),
             reason=m.get("reason"), pinned=record.pinned, extra=dict(m.get("extra") or {}),
             stored_bytes=record.stored_bytes,
         )
@@ -299,7 +300,8 @@ class Archive:
         if entry_id is not None:
             entry_id = self._resolve(entry_id).id
         return purge(self.store, all=all, older_than_seconds=older_than_seconds,
-                     entry_id=entry_id, now=time.time())
+                     entry_id=entry_id, now=time.time(),
+                     lease_seconds=self.policy.upload_lease_seconds)
 
     def expire(self) -> PurgeResult:
         """Apply TTL and the disk cap now (also done after every store)."""
@@ -308,7 +310,8 @@ class Archive:
         return enforce(self.store, self.policy, time.time())
 
     def stats(self) -> Usage:
-        """Totals: entries, raw and stored bytes, pinned, oldest and newest."""
+        """Totals: entries, raw and stored bytes, pinned, oldest and newest, and the uploads
+        in progress or abandoned (their bytes count against the disk cap)."""
         from ctxgate.archive.retention import usage
 
         return usage(self.store, self.policy, time.time())

@@ -61,7 +61,11 @@ class Entry:
     redactions: int = 0
     """Number of secrets replaced."""
     truncated: bool = False
-    """True when the caller stopped storing before the output ended."""
+    """True when the stored bytes are not the whole output: the caller stopped storing early,
+    or the producing command was stopped (see :attr:`interrupted`)."""
+    interrupted: str | None = None
+    """Why the producing command was stopped before it ended (``"timeout after 5 s
+    (SIGTERM)"``, ``"SIGINT forwarded to the command"``), or ``None``."""
     session_id: str | None = None
     reason: str | None = None
     pinned: bool = False

@@ -49,6 +49,10 @@ class ArchivePolicy:
     """Largest single JSON document ``--json``/``--keys`` parse, bytes (JSON Lines: per line)."""
     touch_interval_seconds: float = 60.0
     """Reads refresh an entry's expiry at most this often, seconds (fewer write transactions)."""
+    upload_lease_seconds: float = 300.0
+    """Lease of an upload in progress, seconds: its writer refreshes it every tenth of this
+    (at most every 30 s) while the command runs; an upload not refreshed for this long is from a
+    crashed or killed writer, and the next store reclaims its chunks."""
 
 
     def __post_init__(self) -> None:
@@ -65,6 +69,7 @@ class ArchivePolicy:
             ("grep_timeout_seconds", self.grep_timeout_seconds > 0, "> 0"),
             ("json_max_bytes", self.json_max_bytes >= 1, ">= 1"),
             ("touch_interval_seconds", self.touch_interval_seconds >= 0, ">= 0"),
+            ("upload_lease_seconds", self.upload_lease_seconds >= 1, ">= 1"),
         ]
         for name, ok, want in checks:
             if not ok:

@@ -8,6 +8,14 @@ Memory stays constant: the redactor holds a 32 KiB tail, the chunker one 1 MiB c
 compressed chunks are flushed to the store every :data:`FLUSH_CHUNKS` chunks under a fresh blob
 key. The record (and the last chunks) is committed in one transaction when the stream ends, at
 which point the content's sha256 is known and becomes the id.
+
+While the upload is in progress it holds a lease in the store: every flush refreshes it, and
+:meth:`EntryWriter.heartbeat` (called on each write, and by whoever drives a slow stream, e.g.
+the run loop every half second) refreshes it every
+:func:`~ctxgate.archive.retention.heartbeat_seconds`. A writer that stops refreshing (killed,
+crashed) loses its chunks to the next sweep after ``upload_lease_seconds``; if this writer's
+upload was swept, the next flush, heartbeat or commit raises
+:class:`~ctxgate.errors.UploadLost` rather than storing an unreadable entry.
 """
 
 from __future__ import annotations
@@ -55,6 +63,10 @@ class EntryWriter:
         self._pending: list[bytes] = []
         self._flushed = 0
         self._started = time.time()
+        from ctxgate.archive.retention import heartbeat_seconds
+
+        self._beat_every = heartbeat_seconds(policy)
+        self._beat_at = 0.0
         self.entry: Entry | None = None
         """The stored entry once finished."""
 
@@ -84,7 +96,25 @@ class EntryWriter:
         if self._redactor is not None:
             data = self._redactor.feed(data)
         self._add(self._chunker.feed(data))
+        self.heartbeat()
         return n
+
+    def heartbeat(self, now: float | None = None) -> None:
+        """Refresh the upload's lease when it is due (cheap otherwise: one clock read).
+
+        Raises:
+            UploadLost: the upload was swept meanwhile (this entry can no longer be stored).
+        """
+        if self.entry is not None or self._flushed == 0:
+            return  # nothing stored yet: nothing a sweep could take
+        now = time.time() if now is None else now
+        if now - self._beat_at < self._beat_every:
+            return
+        if not self._archive.store.heartbeat(self._blob, now):
+            from ctxgate.archive.stores.base import upload_lost
+
+            raise upload_lost(self._blob)
+        self._beat_at = now
 
     def _add(self, chunks: list[bytes]) -> None:
         if not chunks:
@@ -92,6 +122,7 @@ class EntryWriter:
         self._pending.extend(chunks)
         if len(self._pending) >= FLUSH_CHUNKS:
             self._archive.store.write_chunks(self._blob, self._flushed, self._pending)
+            self._beat_at = time.time()
             self._flushed += len(self._pending)
             self._pending = []
 
@@ -108,11 +139,13 @@ class EntryWriter:
         truncated: bool | None = None,
         extra: dict[str, Any] | None = None,
         tokens: TokenCount | None = None,
+        interrupted: str | None = None,
     ) -> Entry:
         """Commit the entry; arguments override the metadata given at the start.
 
         ``tokens`` is a count the caller made while streaming (the archive then does not
-        tokenize the content itself).
+        tokenize the content itself). ``interrupted`` says why the producing command was
+        stopped before it ended (the entry is then also ``truncated``).
         """
         if self.entry is not None:
             return self.entry
@@ -130,12 +163,14 @@ class EntryWriter:
             "session_id": meta.session_id,
             "exit_code": meta.exit_code if exit_code is None else exit_code,
             "reason": meta.reason if reason is None else reason,
-            "truncated": bool(truncated),
+            "truncated": bool(truncated) or interrupted is not None,
             "redactions": redactor.count if redactor is not None else 0,
             "redaction": redactor is not None,
             "extra": {**meta.extra, **(extra or {})},
             "tokens": asdict(tokens) if tokens is not None else None,
         }
+        if interrupted is not None:
+            info["interrupted"] = interrupted
         if redactor is not None:  # the command line and every other text field too
             from ctxgate.archive.redact import redact_value
 

@@ -128,7 +128,7 @@ def stat(entry_id: IdArg, json_output: JsonOut = False) -> None:
                                         f"{e.stored_bytes} compressed"),
         ("lines", e.lines), ("tokens", e.tokens.label() if e.tokens else None),
         ("redacted", f"{e.redactions} secret(s)" if e.redacted else "no"),
-        ("truncated", "yes" if e.truncated else "no"),
+        ("truncated", "yes" if e.truncated else "no"), ("interrupted", e.interrupted),
         ("created", f"{_age(now - e.created_at)} ago"),
         ("last access", f"{_age(now - e.last_access)} ago"), ("expires", expires),
     ]
@@ -141,7 +141,7 @@ def stat(entry_id: IdArg, json_output: JsonOut = False) -> None:
 
 @archive_app.command("stats")
 def stats(json_output: JsonOut = False) -> None:
-    """Totals: entries, bytes (raw and compressed), pinned, disk cap, TTL.
+    """Totals: entries, bytes (raw and compressed), uncommitted uploads, pinned, disk cap, TTL.
 
     Example: ctxgate archive stats
     """
@@ -156,6 +156,8 @@ def stats(json_output: JsonOut = False) -> None:
     typer.echo(f"raw bytes:    {u.raw_bytes} ({_size(u.raw_bytes)})")
     typer.echo(f"stored bytes: {u.stored_bytes} ({_size(u.stored_bytes)}) of cap "
                f"{u.max_disk_bytes} ({_size(u.max_disk_bytes)})")
+    typer.echo(f"uploads:      {u.uploads} uncommitted, {u.upload_bytes} bytes "
+               f"({_size(u.upload_bytes)}; runs in progress or killed, counted in the cap)")
     typer.echo(f"ttl:          {u.ttl_seconds} s ({_age(u.ttl_seconds)})")
 
 

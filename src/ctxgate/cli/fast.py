@@ -140,12 +140,12 @@ def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
     """The body of ``ctxgate run`` (both front ends): run, print, return the exit code."""
     import sys
 
-    from ctxgate.archive.archive import Archive
+    from ctxgate.archive.failure import open_archive
     from ctxgate.firewall.run import run_command
     from ctxgate.settings import load_config
 
     config = load_config({"firewall": {"min_tokens": min_tokens}})
-    archive = Archive.open(config.home, config.archive)
+    archive, _ = open_archive(config.home, config.archive)  # a broken one never blocks the run
     try:
         result = run_command(
             argv if argv else None, shell=shell, archive=archive, policy=config.firewall,

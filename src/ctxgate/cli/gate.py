@@ -66,9 +66,9 @@ def check(
     policy = config.gate
     audit = None
     if policy.audit:
-        from ctxgate.gate.audit import AuditLog
+        from ctxgate.gate.audit import open_audit_log
 
-        audit = AuditLog.in_home(config.home)
+        audit = open_audit_log(config.home)  # unusable: decide anyway, record nothing
     approver = None
     if ask:
         from ctxgate.gate.approval import prompt_approver

@@ -112,9 +112,9 @@ def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
     policy = config.gate
     audit = None
     if policy.audit:
-        from ctxgate.gate.audit import AuditLog
+        from ctxgate.gate.audit import open_audit_log
 
-        audit = AuditLog.in_home(config.home)
+        audit = open_audit_log(config.home)  # unusable: decide anyway, record nothing
     gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit,
                     home=config.home)
     return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve)
@@ -155,7 +155,7 @@ def post(
 def _post():
     import functools
 
-    from ctxgate.archive import Archive
+    from ctxgate.archive.failure import open_archive
     from ctxgate.cli._options import build_config
     from ctxgate.firewall.pipeline import firewall
     from ctxgate.integrations.hooks.handlers import post_tool_use
@@ -163,7 +163,8 @@ def _post():
 
     payload = parse_payload(sys.stdin.buffer.read(), expect="PostToolUse")
     config = build_config()
-    with Archive.open(config.home, config.archive) as archive:
+    archive, _ = open_archive(config.home, config.archive)  # broken: digested, not archived
+    with archive:
         fw = functools.partial(firewall, archive=archive, policy=config.firewall)
         return post_tool_use(payload, firewall=fw)
 

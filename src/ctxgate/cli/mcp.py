@@ -33,9 +33,9 @@ def _pipeline(config, *, gate: bool, request: str | None, prefix: str, server: s
         policy = config.gate
         audit = None
         if policy.audit:
-            from ctxgate.gate.audit import AuditLog
+            from ctxgate.gate.audit import open_audit_log
 
-            audit = AuditLog.in_home(config.home)
+            audit = open_audit_log(config.home)  # unusable: decide, record nothing
         tool_gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy,
                              audit=audit, home=config.home)
     return CallPipeline(config, gate=tool_gate, request=request, tool_prefix=prefix,

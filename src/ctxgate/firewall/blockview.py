@@ -226,11 +226,17 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
         lo = max(1, first_block.first - 20)
         sel.append((f"--lines {lo}:{first_block.first + 199}",
                     f'lines="{lo}:{first_block.first + 199}"'))
+    last_block = max((b for b, _ in chosen), key=lambda b: b.first, default=None)
+    if last_block is not None and last_block.first - 1 > (first_block.first + 199 if
+                                                          first_block else 0):
+        # what led up to the final failure (a stack trace above its summary)
+        lo, hi = max(1, last_block.first - 200), last_block.first - 1
+        sel.append((f"--lines {lo}:{hi}", f'lines="{lo}:{hi}"'))
     sel.append((f"--grep '{GREP_MATTERS}' -i -C 2",
                 f'grep="{GREP_MATTERS}", ignore_case=true, context=2'))
     if s.longest_line >= r.policy.long_line_bytes:
         sel.append(("--bytes 0:4096", 'bytes="0:4096"'))
-    return "\n".join(r.header() + body + r.warning() + r.drill(sel, compact=True))
+    return "\n".join(r.header() + body + r.warning() + r.drill(sel[:4], compact=False))
 
 
 def _omitted(a: int, b: int, hits) -> list[str]:

@@ -18,6 +18,7 @@ __all__ = ["COUNTED_KEYWORDS", "KEYWORDS", "SEVERITY", "Hit", "classify_line", "
 KEYWORDS: tuple[bytes, ...] = (
     b"error", b"fail", b"exception", b"traceback", b"panic", b"fatal", b"caused by",
     b"warn", b"abort", b"exit", b"not found", b"no such file", b"fault", b"denied",
+    b"no space left",
 )
 """Lowercase byte strings whose presence makes a line a candidate."""
 
@@ -45,7 +46,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("error", re.compile(r"\[ERROR\]|^\s*ERROR\b|\berror(?:\[\w+\])?:|\bERROR:|"
                          r"^\s*E\s{2,}|\bfatal(?: error)?:|\bFATAL\b|npm ERR!|"
                          r"\bcommand not found\b|\bNo such file or directory\b|"
-                         r"\bPermission denied\b|\bSegmentation fault\b|\bAborted\b|"
+                         r"\bPermission denied\b|\bSegmentation fault\b|\bAborted\b|\bNo space left on device\b|"
                          r"\bcompilation terminated\b|\bBUILD FAILURE\b|\b\d+ errors?\b|"
                          r"\berror\b", re.I)),
     ("failure", re.compile(r"\bFAIL(?:ED|URE|S)?\b|\bfailed\b|\bfailure\b|\bfailing\b|"
@@ -59,7 +60,7 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "exception": ("exception", "error", "panic"),
     "error": ("error", "fatal", "npm err!", "command not found", "no such file or directory",
               "permission denied", "segmentation fault", "aborted", "compilation terminated",
-              "build failure"),
+              "build failure", "no space left on device"),
     "exit": ("exit", "non-zero", "error"),
     "warning": ("warn", "deprecated"),
 }

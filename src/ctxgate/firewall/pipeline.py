@@ -8,6 +8,14 @@ and the same line numbers (redaction never removes a newline). The command line 
 shown in the digest header are redacted too. :meth:`OutputPipeline.finish` makes the one decision, commits the archive
 entry with its reason, and renders the digest or returns the verbatim text.
 :func:`firewall` does the same for an output the caller already has.
+
+The archive never stops an output from reaching the model. When it could not be opened (an
+archive over :class:`~ctxgate.archive.failure.UnavailableStore`) or fails while storing (disk
+full, a locked or corrupt file, an upload swept), the pipeline keeps scanning and metering, drops the
+partial upload, and :meth:`OutputPipeline.finish` renders the digest (or the verbatim output
+when the scanner kept all of it) with the note ``not archived (<why>; fix: <what to do>)`` and
+how many bytes it leaves out. Nothing is spooled elsewhere: a full disk or a read-only home
+would fail a spool file too, so the bounded view is all that is kept, and it says so.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from ctxgate.tokens import MAX_TOKEN_BYTES, TokenCount
 
 if TYPE_CHECKING:
     from ctxgate.archive import Archive, Entry
+    from ctxgate.archive.failure import StoreFailure
     from ctxgate.firewall.digest import Digest
 
 __all__ = ["FirewallResult", "OutputPipeline", "firewall"]
@@ -110,13 +119,37 @@ class OutputPipeline:
         self._meta = EntryMeta(tool=self.tool, command=self.command, source=self.source,
                                session_id=self.session_id, extra=dict(self.extra))
         self._redactor = self.archive.new_redactor()
-        self._writer = self.archive.writer(self._meta, redacted_by=self._redactor)
         self._raw_bytes = 0
         self._raw_prefix = bytearray()
         """The first bytes as produced (verbatim delivery of a small output)."""
-        self._store_error: str | None = None
+        self._red_prefix = bytearray()
+        self._red_bytes = 0
+        """The first bytes after redaction, and how many redacted bytes were consumed."""
+        self._store_error: StoreFailure | None = None
         """Why the archive could not store the output; the run goes on without it."""
+        self._writer: Any = None
+        try:
+            self._writer = self.archive.writer(self._meta, redacted_by=self._redactor)
+        except Exception as exc:  # noqa: BLE001 - the run goes on without the archive
+            self._fail(exc)
         self._finished: FirewallResult | None = None
+
+    def _fail(self, exc: BaseException) -> None:
+        """The store failed: remember why, drop what was uploaded (best effort)."""
+        from ctxgate.archive.failure import describe_failure
+
+        self._store_error = describe_failure(exc)
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            try:
+                writer.abort()
+            except Exception:  # noqa: BLE001, S110 - the lease sweep reclaims it later
+                pass
+
+    @property
+    def store_failure(self) -> StoreFailure | None:
+        """Why this output is not (going to be) archived, or None."""
+        return self._store_error
 
     def feed(self, data: bytes) -> None:
         """Add a chunk of output (redacted, then archived, scanned and metered)."""
@@ -133,17 +166,29 @@ class OutputPipeline:
     def _consume(self, data: bytes) -> None:
         if not data:
             return
-        if self._store_error is None:
+        room = self.scanner.keep_bytes - len(self._red_prefix)
+        if room > 0:
+            self._red_prefix += data[:room]
+        self._red_bytes += len(data)
+        if self._writer is not None:
             try:
                 self._writer.write(data)
-            except Exception as exc:  # the store failed (disk full, locked, gone)
-                self._store_error = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # noqa: BLE001 - the store failed (disk full, locked)
+                self._fail(exc)
         self.scanner.feed(data)
         self.meter.feed(data)
 
+    def tick(self) -> None:
+        """Keep the upload's lease alive while the command runs (call every few seconds)."""
+        if self._writer is not None:
+            try:
+                self._writer.heartbeat()
+            except Exception as exc:  # noqa: BLE001 - swept or store gone: not archived
+                self._fail(exc)
+
     def finish(self, *, exit_code: int | None = None, notes: tuple[str, ...] = (),
                truncated: bool = False, verbatim: bytes | None = None,
-               streamed: bool = False) -> FirewallResult:
+               streamed: bool = False, interrupted: str | None = None) -> FirewallResult:
         """Decide, commit the archive entry with the reason, and render the result.
 
         Args:
@@ -152,6 +197,8 @@ class OutputPipeline:
             truncated: the output was cut before its end (recorded with the entry).
             verbatim: the whole output, when the caller holds it (saves a read-back).
             streamed: the output was already delivered live; ``text`` is None if verbatim.
+            interrupted: why the producing command was stopped before it ended (recorded
+                as the entry's ``interrupted``; the entry is then ``truncated``).
         """
         if self._finished is not None:
             return self._finished
@@ -165,20 +212,23 @@ class OutputPipeline:
         extra = {"decision": decision.to_dict(), "notes": list(notes),
                  "tokens_text": meter.describe()}
         entry = None
-        if self._store_error is None:
+        if self._writer is not None:
             _give_tokens(self._writer, meter.count())
             try:
                 entry = self._writer.finish(exit_code=exit_code, reason=decision.reason,
-                                            truncated=truncated, extra=extra)
-            except Exception as exc:
-                self._store_error = f"{type(exc).__name__}: {exc}"
+                                            truncated=truncated, extra=extra,
+                                            interrupted=interrupted)
+            except Exception as exc:  # noqa: BLE001 - shown bounded, marked not archived
+                self._fail(exc)
+        # Not stored and not held whole: only a bounded view can be shown.
+        bounded = (entry is None and not streamed and verbatim is None
+                   and len(self._raw_prefix) != self._raw_bytes)
         if self._store_error is not None:
-            notes = (*notes, f"archive unavailable ({self._store_error}): this output was "
-                     "not stored, so the omitted part cannot be expanded; re-run with --raw "
-                     "or fix the archive (ctxgate archive stats)")
+            notes = (*notes, self._lost_note(self._raw_bytes, decision.digest or bounded,
+                                             streamed))
         digest = None
         data: bytes | None = None
-        if decision.digest:
+        if decision.digest or bounded:
             from ctxgate.firewall.commands import is_search_command
             from ctxgate.firewall.digest import DigestContext, build_digest
 
@@ -195,16 +245,15 @@ class OutputPipeline:
         elif streamed:
             text = None
         else:
-            if verbatim is not None:
+            if self._redacts_verbatim():
+                data = self._redacted_whole(entry)
+            elif verbatim is not None:
                 data = verbatim
             elif len(self._raw_prefix) == self._raw_bytes:  # the whole output, as produced
                 data = bytes(self._raw_prefix)
-            elif entry is not None:  # larger than the scanner kept: read back (redacted)
+            else:  # larger than the scanner kept: read back (redacted)
+                assert entry is not None
                 data = self.archive.read(entry.id)
-            else:  # not stored and not kept whole: what was kept, said plainly
-                data = scan.prefix + (f"\n[ctxgate: output cut at {len(scan.prefix):,} of "
-                                      f"{scan.total_bytes:,} bytes: archive unavailable]\n"
-                                      ).encode()
             text = data.decode("utf-8", "replace")
         self._finished = FirewallResult(
             text=text, decision=decision, entry=entry, digest=digest,
@@ -212,6 +261,35 @@ class OutputPipeline:
             tokens_text=meter.describe(), notes=notes, data=data,
         )
         return self._finished
+
+    def _lost_note(self, total: int, digested: bool, streamed: bool) -> str:
+        """The ``not archived (…)`` note: why, what to do, and what of the output is lost."""
+        assert self._store_error is not None
+        marker = self._store_error.marker()
+        if streamed:
+            return f"{marker}: the output above is complete; it was not stored"
+        if not digested:
+            return f"{marker}: the output is shown whole; it was not stored"
+        budget = self.policy.digest_max_bytes
+        if total > budget:
+            return (f"{marker}: this digest is all that is kept; at least "
+                    f"{total - budget:,} of the {total:,} output bytes are omitted below and lost")
+        return f"{marker}: this digest is all that is kept; what it omits is lost"
+
+    def _redacts_verbatim(self) -> bool:
+        """Whether an output shown whole is shown redacted (``policy.redact_verbatim``)."""
+        mode = self.policy.redact_verbatim
+        if self._redactor is None or mode == "none":
+            return False
+        return mode == "all" or self.command_class.kind not in ("file_read", "line_selection")
+
+    def _redacted_whole(self, entry: Any) -> bytes:
+        """The whole output after redaction: held in memory, else read back from the archive."""
+        if len(self._red_prefix) == self._red_bytes:
+            return bytes(self._red_prefix)
+        if entry is not None:
+            return self.archive.read(entry.id)
+        return bytes(self._red_prefix)  # not stored: the bounded view's note says what is lost
 
     def _redact(self, text: str | None) -> str | None:
         """``text`` with the archive's secret patterns applied (as stored in the entry)."""
@@ -281,8 +359,8 @@ def firewall(
     for start in range(0, len(data), _FEED_BYTES):
         pipe.feed(data[start:start + _FEED_BYTES])
     result = pipe.finish(exit_code=exit_code, verbatim=data)
-    if isinstance(output, str) and not result.decision.digest:
-        return _replace_text(result, output)
+    if isinstance(output, str) and not result.decision.digest and result.data == data:
+        return _replace_text(result, output)  # shown as given (lone surrogates included)
     return result
 
 

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 
 from ctxgate.errors import ConfigError
 
-__all__ = ["DEFAULT_FIREWALL_POLICY", "MIN_DIGEST_BYTES", "FirewallPolicy"]
+__all__ = ["DEFAULT_FIREWALL_POLICY", "MIN_DIGEST_BYTES", "REDACT_VERBATIM_MODES", "FirewallPolicy"]
 
 MIN_DIGEST_BYTES = 1_024
 """Smallest accepted ``digest_max_bytes``: the header and drill-down lines need about 700 bytes."""
+REDACT_VERBATIM_MODES = ("all", "except_reads", "none")
+"""Values of ``redact_verbatim``."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,8 +64,16 @@ class FirewallPolicy:
     """A longest line of at least this many UTF-8 bytes triggers the paging warning."""
     json_preview_max_bytes: int = 8_388_608
     """Whole-output JSON/JSON Lines previews are built for outputs up to this many bytes."""
+    redact_verbatim: str = "except_reads"
+    """Which outputs shown whole (below the threshold) get the archive's secret redaction too:
+    ``"all"``, ``"except_reads"`` (not explicit file reads: bare ``cat FILE`` and line
+    selections, whose exact bytes an agent may edit) or ``"none"``. Digests are always redacted."""
 
     def __post_init__(self) -> None:
+        if self.redact_verbatim not in REDACT_VERBATIM_MODES:
+            raise ConfigError(
+                f"invalid [firewall] redact_verbatim={self.redact_verbatim!r}; use one of "
+                + ", ".join(repr(m) for m in REDACT_VERBATIM_MODES))
         checks = {
             "min_tokens": self.min_tokens >= 0,
             "inline_max_bytes": self.inline_max_bytes >= 0,

@@ -12,7 +12,16 @@ does not hang the run: reading stops :data:`LINGER_SECONDS` later, with a note.
 Signals: SIGINT, SIGTERM and SIGHUP are forwarded to the child (its whole process group when
 it has its own); a second SIGINT kills it. Either way the output that came is archived and
 digested. ``timeout`` sends SIGTERM, then SIGKILL after :data:`KILL_GRACE_SECONDS`; the exit
-code is then 124, as with GNU ``timeout``. A child killed by signal N exits 128+N.
+code is then 124, as with GNU ``timeout``. A child killed by signal N exits 128+N. An entry
+whose command was stopped (timeout, a forwarded signal, killed by a signal) records why as its
+``interrupted`` metadata and is ``truncated``, and the digest header says so. If ``ctxgate run``
+itself is SIGKILLed nothing can be recorded: its upload's lease lapses and the next store
+reclaims the chunks.
+
+The archive never blocks the command: if it cannot be opened or fails while storing, the
+command runs to its end, its exit code is kept, and the output is shown bounded with a
+``not archived (<why>; fix: …)`` note (see :mod:`ctxgate.firewall.pipeline`). While the
+command runs, the loop refreshes each upload's lease (:meth:`OutputPipeline.tick`).
 """
 
 from __future__ import annotations
@@ -144,34 +153,38 @@ def run_command(
         guard = ReadOnlyRun(sandbox)
         args = guard.wrap(args, cwd)
     own_group = not _stdin_is_tty()
-    try:
-        proc = subprocess.Popen(
-            args, stdin=stdin, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE if separate_stderr else subprocess.STDOUT,
-            cwd=cwd, env=env, bufsize=0, process_group=0 if own_group else None,
-        )
-    except OSError as exc:
-        raise FirewallError(f"cannot run {args[0]!r}: {exc.strerror or exc}; check the "
-                            "program name and PATH") from exc
-    started = time.monotonic()
-    streams = [proc.stdout] + ([proc.stderr] if separate_stderr else [])
-    names = ("stdout", "stderr") if separate_stderr else ("output",)
-    pipes = [OutputPipeline(archive=archive, tool=tool, policy=policy, command=command,
-                            raw=raw, inline=inline, session_id=session_id,
-                            extra={"stream": name}, expand_tool=expand_tool)
-             for name in names]
-    if guard is not None:
-        pipes = [guard.watch(p) for p in pipes]
-    live = [out, err] if raw else None
-    stopper = _Stopper(proc, own_group)
-    with stopper.handling_signals():
+    stopper = _Stopper(None, own_group)
+    with stopper.handling_signals():  # from before the start: a signal is never lost
+        try:
+            proc = subprocess.Popen(
+                args, stdin=stdin, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE if separate_stderr else subprocess.STDOUT,
+                cwd=cwd, env=env, bufsize=0, process_group=0 if own_group else None,
+            )
+        except OSError as exc:
+            raise FirewallError(f"cannot run {args[0]!r}: {exc.strerror or exc}; check the "
+                                "program name and PATH") from exc
+        stopper.attach(proc)
+        started = time.monotonic()
+        streams = [proc.stdout] + ([proc.stderr] if separate_stderr else [])
+        names = ("stdout", "stderr") if separate_stderr else ("output",)
+        pipes = [OutputPipeline(archive=archive, tool=tool, policy=policy, command=command,
+                                raw=raw, inline=inline, session_id=session_id,
+                                extra={"stream": name}, expand_tool=expand_tool)
+                 for name in names]
+        if guard is not None:
+            pipes = [guard.watch(p) for p in pipes]
+        live = [out, err] if raw else None
         _pump(streams, pipes, live, stopper, timeout, started)
         code = proc.wait()
     duration = time.monotonic() - started
     exit_code = TIMEOUT_EXIT_CODE if stopper.timed_out else (128 - code if code < 0 else code)
     notes = stopper.notes(timeout) + (guard.notes(exit_code) if guard is not None else ())
-    results = tuple(p.finish(exit_code=exit_code, notes=notes, truncated=False,
-                             streamed=raw) for p in pipes)
+    interrupted = stopper.interruption(timeout, code)
+    if interrupted is not None and not stopper.timed_out and stopper.forwarded is None:
+        notes = (f"interrupted: {interrupted}", *notes)  # killed from outside
+    results = tuple(p.finish(exit_code=exit_code, notes=notes, truncated=stopper.lingered,
+                             streamed=raw, interrupted=interrupted) for p in pipes)
     for result, sink in zip(results, (out, err), strict=False):
         if result.text is None:
             continue  # already delivered live (raw)
@@ -184,9 +197,15 @@ def run_command(
             sink.flush()
         except BrokenPipeError:
             pass  # `ctxgate run … | head`: the reader left; the output is archived anyway
-    if notes and not any(r.digested for r in results):  # a digest carries them in its header
+    # A digest carries the notes in its header; verbatim output gets them on stderr, and so
+    # does a verbatim stream's own "not archived" note.
+    said = [] if any(r.digested for r in results) else list(notes)
+    for r in results:
+        if not r.digested:
+            said += [n for n in r.notes if n not in notes and n not in said]
+    if said:
         try:
-            err.write("".join(f"ctxgate: {note}\n" for note in notes).encode("utf-8"))
+            err.write("".join(f"ctxgate: {note}\n" for note in said).encode("utf-8"))
             err.flush()
         except BrokenPipeError:
             pass
@@ -222,6 +241,8 @@ def _pump(streams: list[Any], pipes: list[OutputPipeline],
             if stopper.kill_at is not None:
                 deadlines.append(stopper.kill_at - now)
             events = sel.select(max(0.0, min(deadlines)))
+            for pipe in pipes:
+                pipe.tick()  # the uploads' leases (one clock read unless one is due)
             if not events:
                 if timeout is not None and not stopper.timed_out \
                         and time.monotonic() >= started + timeout:
@@ -256,8 +277,8 @@ def _pump(streams: list[Any], pipes: list[OutputPipeline],
 class _Stopper:
     """Forwards signals to the child and enforces the timeout and the kill grace period."""
 
-    def __init__(self, proc: subprocess.Popen, own_group: bool):
-        self.proc = proc
+    def __init__(self, proc: subprocess.Popen | None, own_group: bool):
+        self.proc: Any = proc
         self.own_group = own_group
         self.forwarded: int | None = None
         self.timed_out = False
@@ -266,7 +287,17 @@ class _Stopper:
         self.lingered = False
         self._lock = threading.Lock()
 
+    def attach(self, proc: subprocess.Popen) -> None:
+        """The child started: forward a signal that came while it was starting."""
+        self.proc = proc
+        if self.forwarded is not None:
+            self.send(self.forwarded)
+            if self.kill_at is None:
+                self.kill_at = time.monotonic() + KILL_GRACE_SECONDS * 3
+
     def send(self, sig: int) -> None:
+        if self.proc is None:
+            return  # not started yet: attach() forwards it
         if self.proc.poll() is not None and not self.own_group:
             return
         try:
@@ -306,7 +337,7 @@ class _Stopper:
     def notes(self, timeout: float | None) -> tuple[str, ...]:
         out = []
         if self.timed_out:
-            out.append(f"stopped after the {timeout:g} s timeout"
+            out.append(f"interrupted: stopped after the {timeout:g} s timeout"
                        + (" (SIGKILL)" if self.killed else " (SIGTERM)"))
         elif self.forwarded is not None:
             name = signal.Signals(self.forwarded).name
@@ -316,6 +347,22 @@ class _Stopper:
             out.append(f"stopped reading {LINGER_SECONDS:g} s after the command exited: a "
                        "background process still holds its output open")
         return tuple(out)
+
+    def interruption(self, timeout: float | None, code: int) -> str | None:
+        """Why the command was stopped before it ended (the entry's ``interrupted``), or None."""
+        if self.timed_out:
+            return (f"timeout after {timeout:g} s ("
+                    + ("SIGTERM, then SIGKILL)" if self.killed else "SIGTERM)"))
+        if self.forwarded is not None:
+            return (f"{signal.Signals(self.forwarded).name} forwarded to the command"
+                    + ("; then SIGKILL" if self.killed else ""))
+        if code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            return f"the command was killed by {name}"
+        return None
 
     def handling_signals(self):
         return _SignalScope(self)

@@ -1,7 +1,8 @@
-"""Audit log and verdict cache of the gate, in the archive's SQLite file.
+"""Audit log and verdict cache of the gate, in their own SQLite file ``<home>/audit.db``.
 
-Two tables in ``<home>/archive.db``, through the gate's own connection (WAL, busy timeout), so
-the audit log needs nothing from the archive package:
+Two tables in ``<home>/audit.db``, through the gate's own connection (WAL, busy timeout). The
+file is apart from the archive's ``archive.db`` so a corrupt, locked or foreign archive never
+touches the gate (decisions recorded in ``archive.db`` by earlier versions stay there, unread):
 
 - ``gate_audit``: one row per decision — time, tool, sha256 of the canonical full arguments
   (never the arguments themselves), what was omitted, the probability per question, the model
@@ -10,6 +11,10 @@ the audit log needs nothing from the archive package:
 - ``gate_cache``: verdicts keyed on (gate settings, user request, tool, canonical arguments),
   each with an expiry. Only verdicts the model's answers decided are stored; an error or a
   timeout never is.
+
+The audit log never turns into a denial: :func:`open_audit_log` returns ``None`` (and says why
+once on stderr) when the file cannot be opened, and the gate then decides with an in-process
+cache; a failure to record or to use the cache later is logged once and the verdict stands.
 """
 
 from __future__ import annotations
@@ -28,9 +33,10 @@ from ctxgate.errors import StoreUnavailable
 from ctxgate.gate.argviews import Omission
 from ctxgate.gate.verdict import Verdict
 
-__all__ = ["AUDIT_DB_NAME", "AuditLog", "AuditRow", "MemoryVerdictCache", "parse_since"]
+__all__ = ["AUDIT_DB_NAME", "AuditLog", "AuditRow", "MemoryVerdictCache", "open_audit_log",
+           "parse_since"]
 
-AUDIT_DB_NAME = "archive.db"
+AUDIT_DB_NAME = "audit.db"
 BUSY_TIMEOUT_MS = 5_000
 
 _SCHEMA = """
@@ -93,7 +99,7 @@ class AuditLog:
     """The ``gate_audit`` and ``gate_cache`` tables of one SQLite file.
 
     Args:
-        path: the database file (``<home>/archive.db``); its directory is created (0700).
+        path: the database file (``<home>/audit.db``); its directory is created (0700).
 
     Raises:
         StoreUnavailable: the file cannot be opened or is not a SQLite database.
@@ -241,6 +247,27 @@ class AuditLog:
             conn.execute("DELETE FROM gate_cache WHERE expires <= ?", (now,))
             conn.execute("INSERT OR REPLACE INTO gate_cache (key, expires, verdict) VALUES (?, ?, ?)",
                          (key, expires, json.dumps(data, ensure_ascii=False)))
+
+
+def open_audit_log(home: str | Path, *, warn: Any = None) -> AuditLog | None:
+    """The audit log of ``home``, or ``None`` when it cannot be opened (read-only or full
+    disk, a garbled or locked file): the gate still decides, it only records nothing. The
+    failure is reported once, by ``warn(message)`` (default: one line on stderr)."""
+    try:
+        return AuditLog.in_home(home)
+    except StoreUnavailable as exc:
+        message = (f"ctxgate: gate decisions are not recorded: {exc}\n")
+        if warn is not None:
+            warn(message)
+        else:
+            import sys
+
+            try:
+                sys.stderr.write(message)
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+        return None
 
 
 class MemoryVerdictCache:

@@ -154,6 +154,7 @@ class ToolGate:
             self.annotations = AnnotationStore.in_home(home)
             self.grants = GrantStore.in_home(home)
         self._approvals: dict[tuple[str, str], int] = {}
+        self._audit_warned = False
         self.consecutive_denials = 0
         self.total_denials = 0
 
@@ -253,8 +254,8 @@ class ToolGate:
         if self.audit is not None:
             try:
                 self.audit.record(verdict)
-            except Exception as exc:  # the audit log must never change a verdict
-                log.warning("gate audit log could not record a decision: %s", exc)
+            except Exception as exc:  # noqa: BLE001 - the audit log never changes a verdict
+                self._audit_failed("record a decision", exc)
         return verdict
 
     async def _decide(self, call, conversation, user_request, run_prompts) -> Verdict:
@@ -276,14 +277,14 @@ class ToolGate:
 
             command = shell_command(tool, call.arguments, p.shell_tools)
             if command is not None:
-                proof = is_read_only(command)
+                proof = is_read_only(command, cwd=call.cwd or None)
                 if proof.read_only:
                     return Verdict(outcome="allow", code="fast_path", fast_path=True, **base,
                                    reason=reasons.fast_path(proof.reason))
         effect = self._effect(call) if p.effects else None
         base["effect"] = effect
         if effect is not None and effect.effect is EffectClass.READ_ONLY and \
-                effect.source in STRONG_SOURCES:
+                effect.source in STRONG_SOURCES and not effect.needs_model:
             return Verdict(outcome="allow", code="read_only_effect", **base,
                            reason=reasons.read_only_effect(effect.evidence))
         request, source = self._user_request(conversation, user_request, run_prompts)
@@ -393,7 +394,9 @@ class ToolGate:
         recoverable class is not destructive. A learned class is combined with the model:
         the call looks destructive when ``max(P(destructive), confidence of a destructive
         learned class)`` reaches the threshold (a learned class never lowers the model's).
-        A destructive call then runs only when clearly requested; in the grey band
+        An effect that ``needs_model`` (a secret-looking read, a web request) leaves the
+        destructive test to the model. A destructive call then runs only when clearly
+        requested; in the grey band
         ``[ask_threshold, requested_threshold)`` the outcome is ``ask``.
         """
 
@@ -412,7 +415,7 @@ class ToolGate:
         d, r = p(DESTRUCTIVE_ID), p(REQUESTED_ID)
         dt, rt, at = self._thresholds(tool)
         approve_id = str(common.get("args_sha256", ""))[:12]
-        if effect is not None and effect.rule_based:
+        if effect is not None and effect.rule_based and not effect.needs_model:
             looks_destructive = effect.effect.destructive
         else:
             score = d
@@ -479,7 +482,11 @@ class ToolGate:
     def _cache_get(self, key: str) -> Verdict | None:
         if self.policy.cache_ttl_seconds <= 0:
             return None
-        return self._cache.cache_get(key, self.clock())
+        try:
+            return self._cache.cache_get(key, self.clock())
+        except Exception as exc:  # noqa: BLE001 - a broken audit file is a cache miss
+            self._audit_failed("read the verdict cache", exc)
+            return None
 
     def _cache_put(self, key: str, verdict: Verdict) -> None:
         """Cache a verdict the model's answers decided; errors and timeouts never get here."""
@@ -487,4 +494,13 @@ class ToolGate:
         if ttl <= 0 or verdict.code not in ("allowed", "destructive_unrequested", "check", "ask"):
             return
         now = self.clock()
-        self._cache.cache_put(key, verdict, now + ttl, now=now)
+        try:
+            self._cache.cache_put(key, verdict, now + ttl, now=now)
+        except Exception as exc:  # noqa: BLE001 - the verdict stands uncached
+            self._audit_failed("write the verdict cache", exc)
+
+    def _audit_failed(self, what: str, exc: Exception) -> None:
+        """Log an audit-file failure once per gate (it never changes a verdict)."""
+        if not self._audit_warned:
+            self._audit_warned = True
+            log.warning("gate audit log could not %s (verdicts are unaffected): %s", what, exc)

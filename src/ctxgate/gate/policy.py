@@ -177,7 +177,8 @@ class GatePolicy:
     cache_ttl_seconds: float = DEFAULT_CACHE_TTL_SECONDS
     """Verdict cache lifetime, seconds; 0 disables."""
     audit: bool = True
-    """Record every decision in the ``gate_audit`` table of ``<home>/archive.db``."""
+    """Record every decision in the ``gate_audit`` table of ``<home>/audit.db`` (its own file:
+    a broken archive never touches it, and an unusable one is reported, never a denial)."""
     max_consecutive_denials: int = 3
     """After this many denials in a row the reason tells the model to stop and ask."""
     max_total_denials: int = 20

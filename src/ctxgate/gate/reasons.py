@@ -132,7 +132,8 @@ def read_only_effect(evidence: str) -> str:
 
 
 def allowed(d: float | None, r: float | None, effect: Effect | None = None) -> str:
-    if effect is not None and effect.rule_based and not effect.effect.destructive:
+    if effect is not None and effect.rule_based and not effect.effect.destructive \
+            and not effect.needs_model:
         return (f"Tool gate: allowed, {effect.effect.value.replace('_', ' ')} by the gate's "
                 f"rules ({effect.evidence}; destructive p={fmt_p(d)}, requested "
                 f"p={fmt_p(r)}).")

@@ -12,11 +12,22 @@ from ctxgate.gate.effects.model import EffectClass, EffectSource
 RO, R, IRR = EffectClass.READ_ONLY, EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE
 
 
-@pytest.mark.parametrize("tool", ["Read", "Grep", "Glob", "LS", "WebFetch", "WebSearch",
-                                  "TodoWrite", "Task", "read", "grep"])
+@pytest.mark.parametrize("tool", ["Read", "Grep", "Glob", "LS", "TodoWrite", "Task", "read",
+                                  "grep"])
 def test_read_tools(repo: Path, tool: str) -> None:
-    e = harness_effect(tool, {"file_path": "/etc/shadow"}, cwd=str(repo))
+    e = harness_effect(tool, {"file_path": "src/app.py"}, cwd=str(repo))
     assert e is not None and e.effect is RO and e.source is EffectSource.HARNESS_TOOL
+    assert not e.needs_model
+    for secret in ("~/.ssh/id_rsa", "/etc/shadow", ".env", "config/credentials.json"):
+        e = harness_effect(tool, {"file_path": secret}, cwd=str(repo))
+        assert e is not None and e.effect is RO and e.needs_model, secret
+
+
+@pytest.mark.parametrize("tool", ["WebFetch", "WebSearch"])
+def test_web_tools_read_but_the_model_still_judges(repo: Path, tool: str) -> None:
+    e = harness_effect(tool, {"url": "https://example.com/?q=x"}, cwd=str(repo))
+    assert e is not None and e.effect is RO and e.needs_model
+    assert "leaves the machine" in e.evidence
 
 
 @pytest.mark.parametrize(("tool", "args", "expected", "words"), [

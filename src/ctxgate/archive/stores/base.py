@@ -13,6 +13,12 @@ in several short transactions under a fresh blob key (so a 1 GiB ingest never ho
 lock for seconds), then :meth:`ArchiveStore.commit` writes the remaining chunks and the record in
 one transaction. Readers see an entry only once it is committed. Blobs of uploads that never
 commit are removed by :meth:`ArchiveStore.sweep_uploads`.
+
+An upload holds a lease: its time is refreshed by every :meth:`ArchiveStore.write_chunks` and
+:meth:`ArchiveStore.heartbeat`, and a sweep removes only uploads whose lease time is older than
+its cut-off, so a live writer that keeps refreshing is never swept. Once an upload was swept, a
+later ``write_chunks`` (``first_seq > 0``) or ``commit`` of it raises
+:class:`~ctxgate.errors.UploadLost` instead of storing an entry whose first chunks are gone.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["ArchiveStore", "EntryRecord", "Tombstone"]
+from ctxgate.errors import UploadLost
+
+__all__ = ["ArchiveStore", "EntryRecord", "Tombstone", "upload_lost"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,7 +78,21 @@ class ArchiveStore(Protocol):
     to use from several processes at once (for embedded stores: several connections)."""
 
     def write_chunks(self, blob: str, first_seq: int, chunks: Sequence[bytes]) -> None:
-        """Store compressed chunks ``first_seq, first_seq+1, ...`` under ``blob`` (not yet visible)."""
+        """Store compressed chunks ``first_seq, first_seq+1, ...`` under ``blob`` (not yet
+        visible) and refresh the upload's lease.
+
+        Raises:
+            UploadLost: ``first_seq > 0`` and the upload was swept meanwhile.
+        """
+        ...
+
+    def heartbeat(self, blob: str, now: float) -> bool:
+        """Refresh the lease of an upload to ``now``; False when it is unknown (never stored
+        chunks, or swept)."""
+        ...
+
+    def upload_usage(self) -> tuple[int, int]:
+        """``(uploads, stored_bytes)`` of uncommitted uploads (live and abandoned)."""
         ...
 
     def commit(
@@ -81,6 +103,9 @@ class ArchiveStore(Protocol):
         When an entry with ``record.id`` already exists, the new blob is dropped, the existing
         entry's ``last_access`` and (unless pinned) ``expires_at`` take the new values, and the
         existing record is returned.
+
+        Raises:
+            UploadLost: ``first_seq > 0`` and the chunks stored before were swept.
         """
         ...
 
@@ -133,9 +158,18 @@ class ArchiveStore(Protocol):
         ...
 
     def sweep_uploads(self, older_than: float) -> int:
-        """Drop uncommitted blobs written before ``older_than`` (crashed writers); returns count."""
+        """Drop uncommitted uploads whose lease time is before ``older_than`` (writers that
+        crashed or were killed); returns how many."""
         ...
 
     def close(self) -> None:
         """Release connections."""
         ...
+
+
+def upload_lost(blob: str) -> UploadLost:
+    """The error every store raises for an upload that was swept before it committed."""
+    why = "the upload's chunks were swept before it committed (its lease lapsed)"
+    fix = ("re-run the command; if it recurs, raise archive.upload_lease_seconds or check "
+           "the clocks of the hosts sharing the archive")
+    return UploadLost(f"archive upload {blob[:12]}: {why}; {fix}", why=why, fix=fix)

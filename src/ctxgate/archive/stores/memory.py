@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ctxgate.archive.stores.base import EntryRecord, Tombstone
+from ctxgate.archive.stores.base import upload_lost as _lost
 
 __all__ = ["MemoryStore"]
 
@@ -27,8 +28,10 @@ class MemoryStore:
 
     def write_chunks(self, blob: str, first_seq: int, chunks: Sequence[bytes]) -> None:
         with self._lock:
+            if first_seq > 0 and blob not in self._blob_time:
+                raise _lost(blob)
             target = self._chunks.setdefault(blob, {})
-            self._blob_time.setdefault(blob, time.time())
+            self._blob_time[blob] = time.time()  # the upload's lease
             for i, data in enumerate(chunks):
                 target[first_seq + i] = bytes(data)
 
@@ -47,6 +50,9 @@ class MemoryStore:
                 )
                 self._records[record.id] = refreshed
                 return refreshed
+            if first_seq > 0 and (record.blob not in self._blob_time
+                                  or len(self._chunks.get(record.blob, {})) != first_seq):
+                raise _lost(record.blob)
             target = self._chunks.setdefault(record.blob, {})
             for i, data in enumerate(chunks):
                 target[first_seq + i] = bytes(data)
@@ -133,6 +139,18 @@ class MemoryStore:
                     return tomb
         return None
 
+    def heartbeat(self, blob: str, now: float) -> bool:
+        with self._lock:
+            if blob not in self._blob_time:
+                return False
+            self._blob_time[blob] = now
+            return True
+
+    def upload_usage(self) -> tuple[int, int]:
+        with self._lock:
+            return len(self._blob_time), sum(
+                len(c) for b in self._blob_time for c in self._chunks.get(b, {}).values())
+
     def sweep_uploads(self, older_than: float) -> int:
         with self._lock:
             stale = [b for b, t in self._blob_time.items() if t < older_than]
@@ -143,3 +161,4 @@ class MemoryStore:
 
     def close(self) -> None:
         """Nothing to release."""
+

@@ -10,12 +10,15 @@ content hashes and blob keys random hex, never paths. Layout, under a key prefix
 - ``ids`` — a sorted set of all ids with score 0, so a prefix is a ``ZRANGEBYLEX`` range;
 - ``lru`` / ``expiry`` — sorted sets by last access and by expiry (unpinned entries only);
 - ``usage`` — a hash of ``entries`` and ``stored_bytes``;
-- ``uploads`` — a sorted set of uncommitted blobs by start time;
+- ``uploads`` — a sorted set of uncommitted blobs by lease time (the writer's last store or
+  heartbeat), and ``upbytes`` — a hash ``blob → compressed bytes stored so far``;
 - ``tombs`` / ``tomb:<id>`` — the most recent tombstones by time, and each one's reason.
 
 Commits and deletions run as Lua scripts, so each is one atomic step on the server however
 many clients write at once (the multi-process contract the SQLite store meets with
 transactions). Redis errors become :class:`~ctxgate.errors.StoreUnavailable` in one place.
+Storing chunks, committing and sweeping check the upload's lease inside their script, so a
+sweep never removes an upload a writer refreshed, and a swept upload cannot commit.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Any
 
-from ctxgate.archive.stores.base import EntryRecord, Tombstone
+from ctxgate.archive.stores.base import EntryRecord, Tombstone, upload_lost
 from ctxgate.errors import StoreUnavailable
 
 __all__ = ["RedisStore"]
@@ -41,6 +44,7 @@ local last, expires = ARGV[6], ARGV[7]
 if redis.call('EXISTS', entry) == 1 then
   redis.call('DEL', p .. 'chunk:' .. blob)
   redis.call('ZREM', p .. 'uploads', blob)
+  redis.call('HDEL', p .. 'upbytes', blob)
   redis.call('HSET', entry, 'last_access', last)
   if redis.call('HGET', entry, 'pinned') ~= '1' then
     redis.call('HSET', entry, 'expires_at', expires)
@@ -51,6 +55,11 @@ if redis.call('EXISTS', entry) == 1 then
   return 1
 end
 local first = tonumber(ARGV[10])
+if first > 0 and (redis.call('ZSCORE', p .. 'uploads', blob) == false
+                  or redis.call('HLEN', p .. 'chunk:' .. blob) ~= first) then
+  return -1
+end
+redis.call('HDEL', p .. 'upbytes', blob)
 for i = 11, #ARGV do
   redis.call('HSET', p .. 'chunk:' .. blob, first + i - 11, ARGV[i])
 end
@@ -94,6 +103,35 @@ if extra > 0 then
   redis.call('ZREMRANGEBYRANK', p .. 'tombs', 0, extra - 1)
 end
 return removed
+"""
+
+_WRITE_CHUNKS = """
+local p, blob, now, first, size = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5]
+if first > 0 and redis.call('ZSCORE', p .. 'uploads', blob) == false then return -1 end
+redis.call('ZADD', p .. 'uploads', now, blob)
+redis.call('HINCRBY', p .. 'upbytes', blob, size)
+for i = 6, #ARGV do
+  redis.call('HSET', p .. 'chunk:' .. blob, first + i - 6, ARGV[i])
+end
+return 0
+"""
+
+_HEARTBEAT = """
+local p, blob, now = ARGV[1], ARGV[2], ARGV[3]
+if redis.call('ZSCORE', p .. 'uploads', blob) == false then return 0 end
+redis.call('ZADD', p .. 'uploads', now, blob)
+return 1
+"""
+
+_SWEEP = """
+local p, cutoff = ARGV[1], ARGV[2]
+local stale = redis.call('ZRANGEBYSCORE', p .. 'uploads', '-inf', '(' .. cutoff)
+for _, blob in ipairs(stale) do
+  redis.call('DEL', p .. 'chunk:' .. blob)
+  redis.call('HDEL', p .. 'upbytes', blob)
+  redis.call('ZREM', p .. 'uploads', blob)
+end
+return #stale
 """
 
 _PIN = """
@@ -142,6 +180,9 @@ class RedisStore:
             self._delete = client.register_script(_DELETE)
             self._pin = client.register_script(_PIN)
             self._touch = client.register_script(_TOUCH)
+            self._write_chunks = client.register_script(_WRITE_CHUNKS)
+            self._heartbeat = client.register_script(_HEARTBEAT)
+            self._sweep = client.register_script(_SWEEP)
 
     @classmethod
     def from_url(cls, url: str, *, prefix: str = "ctxgate:") -> RedisStore:
@@ -160,7 +201,9 @@ class RedisStore:
         try:
             return cls(client, prefix=prefix)
         except StoreUnavailable as exc:
-            raise StoreUnavailable(f"{exc} (archive.redis_url = {_safe_url(url)!r})") from exc
+            where = f"archive.redis_url = {_safe_url(url)!r}"
+            raise StoreUnavailable(f"{exc} ({where})", why=f"{exc.why} ({where})",
+                                   fix=exc.fix) from exc
 
     @contextmanager
     def _mapped(self, what: str) -> Iterator[None]:
@@ -169,9 +212,9 @@ class RedisStore:
         try:
             yield
         except redis.RedisError as exc:
-            raise StoreUnavailable(
-                f"the Redis archive failed to {what}: {type(exc).__name__}: {exc}; check that "
-                "the server answers (redis-cli ping) or use archive.backend = 'sqlite'") from exc
+            why = f"the Redis archive failed to {what} ({type(exc).__name__}: {exc})"
+            fix = "check that the server answers (redis-cli ping), or use archive.backend = 'sqlite'"
+            raise StoreUnavailable(f"{why}; {fix}", why=why, fix=fix) from exc
 
     def _k(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
@@ -181,13 +224,12 @@ class RedisStore:
     def write_chunks(self, blob: str, first_seq: int, chunks: Sequence[bytes]) -> None:
         import time
 
+        data = [bytes(c) for c in chunks]
         with self._mapped("store chunks"):
-            pipe = self.client.pipeline(transaction=True)
-            pipe.zadd(self._k("uploads"), {blob: time.time()}, nx=True)
-            if chunks:
-                pipe.hset(self._k("chunk", blob),
-                          mapping={str(first_seq + i): bytes(c) for i, c in enumerate(chunks)})
-            pipe.execute()
+            status = self._write_chunks(args=[self.prefix, blob, repr(time.time()), first_seq,
+                                              sum(map(len, data)), *data])
+        if int(status) < 0:
+            raise upload_lost(blob)
 
     def commit(self, record: EntryRecord, chunks: Sequence[bytes] = (),
                first_seq: int = 0) -> EntryRecord:
@@ -200,6 +242,8 @@ class RedisStore:
                 self.prefix, record.id, record.blob, json.dumps(rec), record.chunk_index,
                 repr(record.last_access), expires, "1" if record.pinned else "0",
                 record.stored_bytes, first_seq, *[bytes(c) for c in chunks]])
+        if int(existed) < 0:
+            raise upload_lost(record.blob)
         if existed:
             return self.get(record.id) or record
         return record
@@ -209,6 +253,7 @@ class RedisStore:
             pipe = self.client.pipeline(transaction=True)
             pipe.delete(self._k("chunk", blob))
             pipe.zrem(self._k("uploads"), blob)
+            pipe.hdel(self._k("upbytes"), blob)
             pipe.execute()
 
     # -- reading -------------------------------------------------------------------------
@@ -295,17 +340,22 @@ class RedisStore:
                     return Tombstone(id=tomb_id, reason=(reason or b"deleted").decode(), at=at)
         return None
 
+    def heartbeat(self, blob: str, now: float) -> bool:
+        with self._mapped("refresh an upload's lease"):
+            return bool(self._heartbeat(args=[self.prefix, blob, repr(now)]))
+
+    def upload_usage(self) -> tuple[int, int]:
+        with self._mapped("read upload usage"):
+            count = self.client.zcard(self._k("uploads"))
+            sizes = self.client.hvals(self._k("upbytes"))
+        return int(count), sum(int(v) for v in sizes)
+
     def sweep_uploads(self, older_than: float) -> int:
         with self._mapped("sweep uploads"):
-            stale = self.client.zrangebyscore(self._k("uploads"), "-inf", f"({older_than!r}")
-            if not stale:
-                return 0
-            pipe = self.client.pipeline(transaction=True)
-            for blob in stale:
-                pipe.delete(self._k("chunk", blob.decode()))
-            pipe.zrem(self._k("uploads"), *stale)
-            pipe.execute()
-        return len(stale)
+            if not self.client.zrangebyscore(self._k("uploads"), "-inf", f"({older_than!r}",
+                                             start=0, num=1):
+                return 0  # the common case: one read, no script
+            return int(self._sweep(args=[self.prefix, repr(older_than)]))
 
     def close(self) -> None:
         """Release the connection pool."""

@@ -9,7 +9,17 @@ audit log) keep their own tables in the same file through their own connections.
 
 The directory is created 0700 and the database file 0600; SQLite gives its ``-wal``/``-shm``
 files the database file's mode. Every ``sqlite3`` error is translated at one boundary
-(:func:`_mapped`) into :class:`~ctxgate.errors.StoreUnavailable`.
+(:func:`_mapped`) into :class:`~ctxgate.errors.StoreUnavailable`, with the cause and the fix
+(:func:`~ctxgate.archive.failure.diagnose_sqlite`).
+
+Opening waits at most :data:`OPEN_BUSY_TIMEOUT_MS` for a lock (WAL readers never wait for
+writers, so only a foreign exclusive lock makes it wait): a locked file must not hold up the
+command a run is about to start. Writes then wait up to :data:`BUSY_TIMEOUT_MS`.
+
+Uploads hold a lease: ``archive_uploads.started_at`` is the time the writer last stored chunks
+or called :meth:`SQLiteStore.heartbeat` (the column keeps its first name so existing files need
+no migration). A sweep removes only uploads whose lease lapsed, and an upload whose rows were
+swept can neither add chunks nor commit (:class:`~ctxgate.errors.UploadLost`).
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ctxgate.archive.stores.base import EntryRecord, Tombstone
+from ctxgate.archive.stores.base import upload_lost as _lost
 from ctxgate.errors import StoreUnavailable
 
 __all__ = ["DB_NAME", "SQLiteStore"]
@@ -34,6 +45,10 @@ DB_NAME = "archive.db"
 
 BUSY_TIMEOUT_MS = 60_000
 """How long a connection waits for another writer, milliseconds."""
+
+OPEN_BUSY_TIMEOUT_MS = 3_000
+"""How long opening waits for a lock (only a foreign exclusive lock or WAL recovery holds a
+WAL reader), milliseconds; past it the file counts as locked and the run goes on without it."""
 
 _TOMBSTONE_KEEP_SECONDS = 7 * 24 * 3600
 """How long tombstones (why an id is gone) are kept, seconds."""
@@ -77,14 +92,19 @@ _COLUMNS = ("id, blob, raw_bytes, stored_bytes, lines, created_at, last_access, 
 
 @contextlib.contextmanager
 def _mapped(path: Path) -> Iterator[None]:
-    """Translate sqlite3 errors into StoreUnavailable, naming the file."""
+    """Translate sqlite3 errors into StoreUnavailable, naming the file, the cause and the fix."""
     try:
         yield
     except sqlite3.Error as exc:
-        raise StoreUnavailable(
-            f"archive database {path} failed: {exc}; check the file and its directory "
-            "(permissions, free disk space) or point CTXGATE_HOME elsewhere"
-        ) from exc
+        raise _unavailable(exc, path, f"archive database {path} failed: {exc}") from exc
+
+
+def _unavailable(exc: BaseException, path: Path, message: str) -> StoreUnavailable:
+    from ctxgate.archive.failure import diagnose_sqlite
+
+    failure = diagnose_sqlite(exc, path)
+    return StoreUnavailable(f"{message}; {failure.why}: {failure.fix}",
+                            why=failure.why, fix=failure.fix)
 
 
 def _row_to_record(row: tuple) -> EntryRecord:
@@ -115,16 +135,19 @@ class SQLiteStore:
                     fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600)
                     os.close(fd)
             except OSError as exc:
-                raise StoreUnavailable(
-                    f"cannot create archive database {self.path}: {exc}; "
-                    "set CTXGATE_HOME to a writable directory"
-                ) from exc
+                raise _unavailable(exc, self.path,
+                                   f"cannot create archive database {self.path}: {exc}") from exc
             self._conn = sqlite3.connect(
-                str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                str(self.path), timeout=OPEN_BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                 check_same_thread=False,
             )
-            self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            self._ensure_schema()
+            try:
+                self._conn.execute(f"PRAGMA busy_timeout={OPEN_BUSY_TIMEOUT_MS}")
+                self._ensure_schema()
+                self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            except BaseException:
+                self._conn.close()
+                raise
 
     @classmethod
     def in_home(cls, home: Path) -> SQLiteStore:
@@ -136,13 +159,17 @@ class SQLiteStore:
         have = {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'archive_%'"
         )}
+        complete = {"archive_entries", "archive_chunks", "archive_uploads",
+                    "archive_tombstones"} <= have
+        if not complete:  # creating the file: wait for peers creating it at the same time
+            conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             # Before the first table: let freed pages go back to the OS on purge.
             if not have:
                 conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        if {"archive_entries", "archive_chunks", "archive_uploads", "archive_tombstones"} <= have:
+        if complete:
             return
         with self._write():
             for statement in _SCHEMA.split(";"):
@@ -156,10 +183,16 @@ class SQLiteStore:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                self._rollback()  # SQLite may have rolled back already (SQLITE_FULL)
                 raise
-            self._conn.execute("COMMIT")
+
+    def _rollback(self) -> None:
+        """Roll back if a transaction is still open, never masking the error that got here."""
+        if self._conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -170,8 +203,15 @@ class SQLiteStore:
 
     def write_chunks(self, blob: str, first_seq: int, chunks: Sequence[bytes]) -> None:
         with self._write() as conn:
-            conn.execute("INSERT OR IGNORE INTO archive_uploads(blob, started_at) VALUES (?, ?)",
-                         (blob, time.time()))
+            now = time.time()
+            if first_seq > 0:  # a later batch: the upload must still hold its lease
+                if conn.execute("UPDATE archive_uploads SET started_at=? WHERE blob=?",
+                                (now, blob)).rowcount == 0:
+                    raise _lost(blob)
+            else:
+                conn.execute("INSERT INTO archive_uploads(blob, started_at) VALUES (?, ?) "
+                             "ON CONFLICT(blob) DO UPDATE SET started_at=excluded.started_at",
+                             (blob, now))
             conn.executemany(
                 "INSERT OR REPLACE INTO archive_chunks(blob, seq, data) VALUES (?, ?, ?)",
                 [(blob, first_seq + i, data) for i, data in enumerate(chunks)],
@@ -191,6 +231,10 @@ class SQLiteStore:
                 conn.execute("UPDATE archive_entries SET last_access=?, expires_at=? WHERE id=?",
                              (record.last_access, expires, record.id))
                 return replace(existing, last_access=record.last_access, expires_at=expires)
+            if first_seq > 0 and conn.execute(
+                    "SELECT COUNT(*) FROM archive_chunks WHERE blob=?",
+                    (record.blob,)).fetchone()[0] != first_seq:
+                raise _lost(record.blob)  # swept: committing would store an unreadable entry
             conn.executemany(
                 "INSERT OR REPLACE INTO archive_chunks(blob, seq, data) VALUES (?, ?, ?)",
                 [(record.blob, first_seq + i, data) for i, data in enumerate(chunks)],
@@ -247,6 +291,19 @@ class SQLiteStore:
             with self._lock, _mapped(self.path):
                 self._conn.execute("PRAGMA incremental_vacuum")
         return removed
+
+    def heartbeat(self, blob: str, now: float) -> bool:
+        with self._write() as conn:
+            return conn.execute("UPDATE archive_uploads SET started_at=? WHERE blob=?",
+                                (now, blob)).rowcount > 0
+
+    def upload_usage(self) -> tuple[int, int]:
+        with self._read() as conn:
+            count, total = conn.execute(
+                "SELECT COUNT(DISTINCT u.blob), COALESCE(SUM(length(c.data)), 0) "
+                "FROM archive_uploads u LEFT JOIN archive_chunks c ON c.blob = u.blob"
+            ).fetchone()
+        return int(count), int(total)
 
     def sweep_uploads(self, older_than: float) -> int:
         with self._read() as conn:  # the common case needs no write transaction

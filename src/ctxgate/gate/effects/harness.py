@@ -47,6 +47,22 @@ _PATCH_HEADER = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\*
                            re.MULTILINE)
 
 
+_WEB_TOOLS = frozenset({"webfetch", "websearch"})
+_SECRET = re.compile(
+    r"\.ssh|\.gnupg|\.aws|\.kube|\.docker|\.netrc|\.pgpass|\.npmrc|\.pypirc|(^|/)\.env\b"
+    r"|id_rsa|id_dsa|id_ecdsa|id_ed25519|\.pem\b|\.key\b|credential|secret|token|passw"
+    r"|shadow|private|_history|keychain|wallet|api_?key|/etc/|/proc/", re.IGNORECASE)
+
+
+def _secret_argument(args: Mapping[str, Any]) -> str | None:
+    """The first path-like argument of a read that names a secret-looking file."""
+    for key in ("file_path", "path", "notebook_path", "pattern", "glob"):
+        value = args.get(key)
+        if isinstance(value, str) and _SECRET.search(value):
+            return value
+    return None
+
+
 def shell_text(arguments: Mapping[str, Any]) -> str | None:
     """The shell command string of a harness shell call (``command`` or ``cmd``; an argv
     list such as ``["bash", "-lc", "ls"]`` gives its script)."""
@@ -73,6 +89,15 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
     name = tool.lower()
     args = arguments if isinstance(arguments, Mapping) else {}
     if name in HARNESS_READ_TOOLS:
+        if name in _WEB_TOOLS:
+            return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
+                          evidence=f"the harness tool {tool} only reads, but its URL or query "
+                                   "leaves the machine", needs_model=True)
+        secret = _secret_argument(args)
+        if secret is not None:
+            return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
+                          evidence=f"the harness tool {tool} only reads, but {secret!r} looks "
+                                   "like a secret", needs_model=True)
         return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
                       evidence=f"the harness tool {tool} only reads")
     if name in _WRITE_TOOLS:

@@ -62,6 +62,9 @@ class Effect:
     """1.0 for rule-based sources; the classifier's probability for ``learned``."""
     details: tuple[str, ...] = field(default=())
     """Further evidence lines (every effect the shell parser found, …)."""
+    needs_model: bool = False
+    """The class is known, but the decision model must still judge the call: a read of a
+    secret-looking path, or a web request (its URL or query carries data out)."""
 
     @property
     def rule_based(self) -> bool:
@@ -72,7 +75,7 @@ class Effect:
         """Plain JSON types, for verdicts and the audit log."""
         return {"effect": self.effect.value, "source": self.source.value,
                 "evidence": self.evidence, "confidence": self.confidence,
-                "details": list(self.details)}
+                "details": list(self.details), "needs_model": self.needs_model}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Effect:
@@ -80,7 +83,8 @@ class Effect:
         return cls(effect=EffectClass(data["effect"]), source=EffectSource(data["source"]),
                    evidence=str(data.get("evidence", "")),
                    confidence=float(data.get("confidence", 1.0)),
-                   details=tuple(str(d) for d in data.get("details", ())))
+                   details=tuple(str(d) for d in data.get("details", ())),
+                   needs_model=bool(data.get("needs_model", False)))
 
 
 SEVERITY: tuple[EffectClass, ...] = tuple(EffectClass)

@@ -193,10 +193,11 @@ class CallPipeline:
                            digested=result.digested)
 
     def _firewall(self, tool: str, output: str):
-        from ctxgate.archive import Archive
+        from ctxgate.archive.failure import open_archive
         from ctxgate.firewall.pipeline import firewall
 
-        with Archive.open(self.config.home, self.config.archive) as archive:
+        archive, _ = open_archive(self.config.home, self.config.archive)  # broken: not archived
+        with archive:
             return firewall(tool, output, archive=archive, policy=self.config.firewall,
                             expand_tool=EXPAND_TOOL)
 
@@ -211,14 +212,15 @@ def run_shell(config: Config, arguments: Mapping[str, Any]) -> tuple[str, int]:
     """Run the ``run`` tool's command through the firewall; returns (text, exit code)."""
     import io
 
-    from ctxgate.archive import Archive
+    from ctxgate.archive.failure import open_archive
     from ctxgate.firewall.run import run_command
 
     command = arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         raise UsageError("run: 'command' must be a non-empty shell command string")
     out = io.BytesIO()
-    with Archive.open(config.home, config.archive) as archive:
+    archive, _ = open_archive(config.home, config.archive)  # broken: runs, not archived
+    with archive:
         result = run_command(shell=command, archive=archive, policy=config.firewall, tool="bash",
                              raw=bool(arguments.get("raw")), inline=bool(arguments.get("inline")),
                              timeout=arguments.get("timeout"), stdout=out, stderr=out,
