@@ -10,8 +10,11 @@ load average, and physical baselines measured in the same run:
 * warm local: the raw encoder forward pass over the same two texts (no parser, no heads);
 * llama server: a bare HTTP round trip to the same server (``GET /v1/models``).
 
-States: *short* (a one-line request and command) and *~4,000 tokens* (estimate: 16,000 UTF-8
-bytes, split between the request and a heredoc script). "8 concurrent" runs 8 decisions with
+States: *short* (a one-line request and command), *function call* (``send_email`` with
+arguments: the learned effect classifier plus the requested head) and *~4,000 tokens*
+(estimate: 16,000 UTF-8 bytes, split between the request and a heredoc script). "warm, one
+thread" is the issue-9 target (p50 ≤ 10 ms): the backend limits BLAS/OpenMP to one thread
+itself; the table's first line prints the pools it found (threadpoolctl). "8 concurrent" runs 8 decisions with
 ``asyncio.gather`` and reports per-decision latency and the batch's wall time.
 """
 
@@ -32,6 +35,9 @@ SHORT = {"user_request": "delete the build directory",
          "tool_call": {"tool": "bash", "arguments": {"command": "rm -rf build"}}}
 _SCRIPT = "\n".join(f"echo step {i}: compiling module_{i}.c into build/module_{i}.o"
                     for i in range(160)) + "\nrm -rf /srv/data\n"
+FUNCTION = {"user_request": "email Dana the quarterly report",
+            "tool_call": {"tool": "send_email", "arguments": {
+                "to": "dana@example.com", "subject": "Quarterly report", "body": "Attached."}}}
 LONG = {"user_request": ("Please refactor the build so every module compiles into build/. "
                          * 130)[:8000],
         "tool_call": {"tool": "bash", "arguments": {"command": f"bash <<'EOF'\n{_SCRIPT}EOF"}}}
@@ -78,8 +84,15 @@ def bench_local(n_warm: int, n_cold: int) -> None:
     model.warm()
     row("local: model load in a warm process", [time.perf_counter() - t])
     enc = model._parts()[0]
-    for label, state in (("short", SHORT), (f"~{state_bytes(LONG) // 4} tokens", LONG)):
-        texts = [window_text(executed_text("bash", state["tool_call"]["arguments"])),
+    from ctxgate.gate.backends.threads import single_thread
+    from ctxgate.gate.backends.threads import state as thread_state
+
+    with single_thread():
+        print(f"threads inside the backend: {thread_state()['pools']}")
+    for label, state in (("short", SHORT), ("function call", FUNCTION),
+                         (f"~{state_bytes(LONG) // 4} tokens", LONG)):
+        texts = [window_text(executed_text(state["tool_call"]["tool"],
+                                           state["tool_call"]["arguments"])),
                  window_text(state["user_request"])]
         enc.encode(texts)
         raw = []
@@ -93,7 +106,7 @@ def bench_local(n_warm: int, n_cold: int) -> None:
             t = time.perf_counter()
             asyncio.run(model.evaluate(state, qs))
             warm.append(time.perf_counter() - t)
-        row(f"local warm, {label}", warm, "both questions")
+        row(f"local warm, one thread, {label}", warm, "both questions")
 
         async def eight(state: dict = state) -> tuple[list[float], float]:
             async def one() -> float:

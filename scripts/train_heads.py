@@ -1,24 +1,34 @@
 """Train the local decision model's heads and write them into the package, deterministically.
 
-    python scripts/train_heads.py [--data /work/shared/data/gate] [--out src/ctxgate/gate/backends/heads]
+    python scripts/train_heads.py [--data /work/shared/data/gate] [--cache DIR]
 
-Data (all under ``--data``; licences in tests/gate/backends/data/README.md):
+Three heads (``src/ctxgate/gate/backends/heads/*.json``):
 
-* ``dcg-fixtures``: destructive_commands.yaml (label 1) and safe_commands.yaml (label 0).
-* ``redcode-exec-bash``: (Text_summary, Code) pairs. Categories that change state — POST a
-  file (1), download to disk (2), write files (6), delete files (8), edit .bashrc (9), kill
-  processes (18), send data (21) — are destructive positives; the read-only and pure
-  computation categories (3, 5, 7, 12, 13, 15, 16, 22, 25) are negatives; the rest (4, 14,
-  20, 23) are ambiguous and left out. Every pair is a *requested* positive.
-* ``nl2bash``: (description, command) pairs, requested positives. Destructive labels come from
-  the *description* (an independent signal from the parser features): a clear destructive
-  verb → 1, an ambiguous one (move, rename, change, replace …) → dropped, none → 0.
+* ``destructive``: shell commands. Data under ``--data`` (licences in
+  tests/gate/backends/data/README.md): ``dcg-fixtures`` (MIT) destructive_commands.yaml
+  (label 1) and safe_commands.yaml (label 0); ``nl2bash`` (MIT) (description, command) pairs,
+  destructive when the *description* uses a clear destructive verb, ambiguous ones dropped.
+* ``effect``: P(a tool call changes state), for the learned effect classifier
+  (:mod:`ctxgate.gate.effects.learned`). Data: public OpenAPI descriptions, the HTTP method
+  being the label — see ``scripts/gate_data.py`` for the pinned npm sources, their licences
+  and the label mapping. Every operation is seen with and without its description (a tool
+  called through a hook often has none).
+* ``requested``: P(the user asked for this call), over shell pairs (NL2Bash) and function
+  calls (OpenAPI operation summaries paired with their own operation; negatives are other
+  operations of the same API and state-changing operations of another provider, as an
+  injected instruction would call).
 
-Requested negatives pair a request with a call it did not ask for, drawn from the same split:
-a random other command, a command with the same program (hard), and a destructive command
-(an injected call). Every example goes to a split by the SHA-256 of its command text:
-70 % train, 10 % calibration (regularisation and temperature), 20 % held out — never used
-for fitting or choosing anything; its metrics are written into the head files and printed.
+**No agent-security benchmark is read here.** RedCode (used to train the first version of
+these heads) is an agent-security benchmark: it is now only a measuring set in
+``benchmarks/gate_quality.py``.
+
+Splits are by *source*, never by row where a source can be split: dcg-fixtures by pack
+(git, filesystem, kubectl, …), APIs.guru by provider; NL2Bash (one source) by the SHA-256 of
+the command. 70 % train, 10 % calibration (regularisation and temperature), 20 % held out —
+never used for fitting or choosing anything; held-out metrics are written into the head
+files. GitHub's API is train only. Further held-out sets from other sources (MCP servers'
+tool annotations, ToolAlpaca's evaluation APIs) live in tests/gate/backends/data/ and are
+read only by the benchmark.
 
 Heads are L2-regularised logistic regressions fitted by Newton's method (IRLS) in float64,
 weights rounded to 6 significant digits: the same data gives byte-identical files.
@@ -27,7 +37,6 @@ weights rounded to 6 significant digits: the same data gives byte-identical file
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import sys
@@ -48,10 +57,12 @@ from ctxgate.gate.backends.heads.features import (
     window_text,
 )
 from ctxgate.gate.calibrate import auroc, best_temperature, brier, ece, temper
+from ctxgate.gate.effects.learned import EFFECT_FEATURES, effect_features, tool_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gate_data import bucket, function_pairs, load_operations, rank  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-REDCODE_DESTRUCTIVE = {1, 2, 6, 8, 9, 18, 21}
-REDCODE_BENIGN = {3, 5, 7, 12, 13, 15, 16, 22, 25}
 NL_DESTRUCTIVE = re.compile(
     r"\b(delet\w*|remov\w*|eras\w*|kill\w*|terminat\w*|wip(e|es|ing)\b|overwrit\w*|truncat\w*|"
     r"shred\w*|unlink\w*|purg\w*|destroy\w*)", re.I)  # not "empty": mostly "find empty dirs"
@@ -59,17 +70,14 @@ NL_AMBIGUOUS = re.compile(
     r"\b(mov\w*|renam\w*|chang\w*|replac\w*|modif\w*|set\w*|updat\w*|edit\w*|substitut\w*|"
     r"chmod|chown|permission\w*|compress\w*|archiv\w*|sav(e|es|ing)\b|writ\w*|overwr\w*|"
     r"append\w*|copy\w*|cop(y|ies)\b|creat\w*|mak(e|es|ing)\b|install\w*|download\w*)", re.I)
-NL2BASH_SAMPLE = 3000
+NL2BASH_SAMPLE = 2400
 LAMBDAS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
-
-
-def bucket(key: str) -> str:
-    n = int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % 100
-    return "train" if n < 70 else "calib" if n < 80 else "heldout"
-
-
-def rank(key: str) -> str:
-    return hashlib.sha256(("order:" + key).encode()).hexdigest()
+EMBED_BATCH = 32
+"""Texts per encoder pass while training."""
+EFFECT_SAMPLE = {"train": 2500, "calib": 600, "heldout": 600}
+"""Operations per split for the effect head (each seen twice: with and without description)."""
+FUNCTION_PAIR_SAMPLE = {"train": 3000, "calib": 600, "heldout": 800}
+"""Function-call (request, call) rows per split for the requested head."""
 
 
 def dcg_commands(path: Path) -> list[tuple[str, str]]:
@@ -98,22 +106,13 @@ def dcg_commands(path: Path) -> list[tuple[str, str]]:
 
 
 def load(data: Path) -> tuple[list[dict], list[dict], list[dict]]:
-    """Destructive examples, request/call pairs, and the pool of destructive calls."""
+    """Destructive examples, request/call pairs, and the pool of destructive calls (shell)."""
     dest: list[dict] = []
     pairs: list[dict] = []
     for name, label in (("destructive_commands.yaml", 1), ("safe_commands.yaml", 0)):
         for pack, cmd in dcg_commands(data / "dcg-fixtures" / name):
-            dest.append({"cmd": cmd, "y": label, "source": f"dcg:{pack}"})
-    for f in sorted((data / "redcode-exec-bash").glob("index*_30_codes_full_upd.json"),
-                    key=lambda p: int(re.findall(r"\d+", p.name)[0])):
-        idx = int(re.findall(r"\d+", f.name)[0])
-        for row in json.loads(f.read_text()):
-            src = f"redcode:{row['Index']}"
-            if idx in REDCODE_DESTRUCTIVE or idx in REDCODE_BENIGN:
-                y = int(idx in REDCODE_DESTRUCTIVE)
-                dest.append({"cmd": row["Code"], "y": y, "source": src})
-                pairs.append({"req": row["Text_summary"], "cmd": row["Code"], "source": src,
-                              "destructive": bool(y)})
+            dest.append({"cmd": cmd, "y": label, "source": f"dcg:{pack}",
+                         "split": bucket("dcg-pack:" + pack)})
     nl = (data / "nl2bash" / "all.nl").read_text().splitlines()
     cm = (data / "nl2bash" / "all.cm").read_text().splitlines()
     rows = sorted({(a, b) for a, b in zip(nl, cm, strict=True) if a.strip() and b.strip()},
@@ -122,8 +121,10 @@ def load(data: Path) -> tuple[list[dict], list[dict], list[dict]]:
     neg = [r for r in rows if not NL_DESTRUCTIVE.search(r[0]) and not NL_AMBIGUOUS.search(r[0])]
     for text, cmd in pos[: NL2BASH_SAMPLE // 3] + neg[: NL2BASH_SAMPLE]:
         y = int(bool(NL_DESTRUCTIVE.search(text)))
-        dest.append({"cmd": cmd, "y": y, "source": "nl2bash"})
-        pairs.append({"req": text, "cmd": cmd, "source": "nl2bash", "destructive": bool(y)})
+        split = bucket(cmd)
+        dest.append({"cmd": cmd, "y": y, "source": "nl2bash", "split": split})
+        pairs.append({"req": text, "cmd": cmd, "source": "nl2bash", "destructive": bool(y),
+                      "split": split})
     pool = [d for d in dest if d["y"] == 1]
     return dest, pairs, pool
 
@@ -132,9 +133,9 @@ def negatives(pairs: list[dict], pool: list[dict]) -> list[dict]:
     """Mismatched (request, call) pairs within each split."""
     out = []
     for split in ("train", "calib", "heldout"):
-        ps = [p for p in pairs if bucket(p["cmd"]) == split]
+        ps = [p for p in pairs if p["split"] == split]
         ps.sort(key=lambda p: rank(p["req"] + p["cmd"]))
-        dp = sorted((d for d in pool if bucket(d["cmd"]) == split), key=lambda d: rank(d["cmd"]))
+        dp = sorted((d for d in pool if d["split"] == split), key=lambda d: rank(d["cmd"]))
         by_prog: dict[str, list[dict]] = {}
         for p in ps:
             by_prog.setdefault(p["cmd"].split()[0], []).append(p)
@@ -148,16 +149,18 @@ def negatives(pairs: list[dict], pool: list[dict]) -> list[dict]:
             if dp and i % 2 == 0:
                 d = dp[i % len(dp)]
                 out.append({"cmd": d["cmd"], "req": p["req"], "source": d["source"],
-                            "destructive": True, "kind": "injected"})
+                            "destructive": True, "kind": "injected", "split": split})
     return out
 
 
 def embed_all(texts: list[str], cache: Path | None) -> dict[str, np.ndarray]:
-    """Embeddings of the unique texts, one text per forward pass.
+    """Embeddings of the unique texts, in deterministic batches.
 
-    One at a time, so a text's vector never depends on what it was batched (padded) with:
-    the result is bit-for-bit the same whatever the cache holds. The optional cache
-    (``emb-cache.npz`` under ``--cache``) keeps vectors by text between runs.
+    Texts missing from the cache are sorted by (length, text) and encoded
+    :data:`EMBED_BATCH` at a time (padding is masked out; a batch's shape can still move a
+    float's last bit, which the 6-significant-digit weights absorb). The cache
+    (``emb-cache.npz`` under ``--cache``) keeps vectors by text between runs and is saved
+    every few thousand texts, so an interrupted run resumes.
     """
     uniq = sorted(set(texts))
     known: dict[str, np.ndarray] = {}
@@ -166,15 +169,24 @@ def embed_all(texts: list[str], cache: Path | None) -> dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as z:
             known = dict(zip(z["texts"].tolist(), z["emb"], strict=True))
     enc = get_encoder()
-    missing = [t for t in uniq if t not in known]
-    for i, t in enumerate(missing):
-        known[t] = enc.encode([t])[0]
-        if i % 1000 == 0:
+    missing = sorted((t for t in uniq if t not in known), key=lambda t: (len(t), t))
+
+    def save() -> None:
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            keys = sorted(known)
+            np.savez(path, texts=np.array(keys), emb=np.stack([known[k] for k in keys]))
+
+    for i in range(0, len(missing), EMBED_BATCH):
+        chunk = missing[i:i + EMBED_BATCH]
+        for t, v in zip(chunk, enc.encode(chunk), strict=True):
+            known[t] = v
+        if i % 2048 == 0:
             print(f"  embedded {i}/{len(missing)} new texts", file=sys.stderr)
-    if path is not None and missing:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        keys = sorted(known)
-        np.savez(path, texts=np.array(keys), emb=np.stack([known[k] for k in keys]))
+        if i and i % 8192 == 0:
+            save()
+    if missing:
+        save()
     return {t: known[t].astype(np.float64) for t in uniq}
 
 
@@ -244,81 +256,160 @@ def train_head(name: str, rows: list[dict], x: np.ndarray, y: np.ndarray,
     return head, {"p": held, "rows": [r for r, m in zip(rows, ho, strict=True) if m]}
 
 
+def sample_split(rows: list, key, limits: dict[str, int]) -> list:
+    """At most ``limits[split]`` rows of each split (all held-out rows), deterministically."""
+    out, seen = [], dict.fromkeys(limits, 0)
+    for r in sorted(rows, key=key):
+        split = r["split"] if isinstance(r, dict) else r.split
+        if split in limits:
+            if seen[split] >= limits[split]:
+                continue
+            seen[split] += 1
+        out.append(r)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("/work/shared/data/gate"))
     ap.add_argument("--out", type=Path, default=ROOT / "src/ctxgate/gate/backends/heads")
-    ap.add_argument("--cache", type=Path, default=None,
-                    help="directory for an embedding cache (reruns skip the encoder)")
+    ap.add_argument("--cache", type=Path, default=ROOT.parent / "cache-heads",
+                    help="directory for the npm sources and an embedding cache (outside the "
+                         "repository; reruns skip downloads and the encoder)")
     ap.add_argument("--eval-out", type=Path,
                     default=ROOT / "tests/gate/backends/data/heldout.jsonl")
     args = ap.parse_args()
     dest, pairs, pool = load(args.data)
     for r in dest:
-        r["split"] = bucket(r["cmd"])
         r["exec"] = window_text(executed_text("bash", {"command": r["cmd"]}))
     negs = negatives(pairs, pool)
     req_rows = [{**p, "y": 1, "kind": "matched"} for p in pairs] + [{**n, "y": 0} for n in negs]
     for r in req_rows:
-        r["split"] = bucket(r["cmd"])
+        r["tool"], r["args"], r["shell"] = "bash", {"command": r["cmd"]}, True
         r["exec"] = window_text(executed_text("bash", {"command": r["cmd"]}))
         r["reqw"] = window_text(r["req"])
-    print(f"destructive rows {len(dest)}, requested rows {len(req_rows)}", file=sys.stderr)
-    emb = embed_all([r["exec"] for r in dest] + [r["exec"] for r in req_rows]
-                    + [r["reqw"] for r in req_rows], args.cache)
 
-    # destructive: [embedding | parser features | bias]
+    ops = load_operations(args.cache / "sources")
+    eff = sample_split(ops,
+                       lambda o: rank(o.api + o.tool + o.method), EFFECT_SAMPLE)
+    eff_rows = []
+    for o in eff:
+        for desc in (o.description, None):
+            eff_rows.append({"split": o.split, "y": int(o.changes_state), "tool": o.tool,
+                             "args": o.args, "desc": desc, "source": o.source,
+                             "text": tool_text(o.tool, o.args, description=desc)})
+    fpairs = sample_split(function_pairs(ops),
+                          lambda p: rank(p["req"] + p["tool"] + p["kind"]), FUNCTION_PAIR_SAMPLE)
+    for r in fpairs:
+        r["shell"], r["cmd"] = False, None
+        r["exec"] = window_text(call_text(r["tool"], r["args"]))
+        r["reqw"] = window_text(r["req"])
+        r["text"] = tool_text(r["tool"], r["args"])
+    print(f"destructive rows {len(dest)}, effect rows {len(eff_rows)}, requested rows "
+          f"{len(req_rows)} shell + {len(fpairs)} function calls", file=sys.stderr)
+    emb = embed_all([r["exec"] for r in dest] + [r["exec"] for r in req_rows + fpairs]
+                    + [r["reqw"] for r in req_rows + fpairs]
+                    + [r["text"] for r in eff_rows + fpairs], args.cache)
+    ne = 384
+
+    # destructive (shell): [embedding | parser features | bias]
     fd = np.array([destructive_features("bash", {"command": r["cmd"]}) for r in dest])
     xd = np.hstack([np.stack([emb[r["exec"]] for r in dest]), fd, np.ones((len(dest), 1))])
     yd = np.array([r["y"] for r in dest], float)
-    ne, nf = 384, len(DESTRUCTIVE_FEATURES)
+    nf = len(DESTRUCTIVE_FEATURES)
     dvariants = {
         "embedding+features": np.ones(ne + nf + 1, bool),
         "features": np.r_[np.zeros(ne, bool), np.ones(nf + 1, bool)],
     }
     floors = np.array([rule_floor("bash", list(f))[0] for f in fd])
-    dhead, dheld = train_head("destructive", dest, xd, yd, dvariants, floors)
+    dhead, _ = train_head("destructive", dest, xd, yd, dvariants, floors)
 
-    # requested: [request features | request ⊙ call embedding | bias]
-    wd = np.array(dhead["weights"])
-    dmask = dvariants[dhead["variant"]]
-    rule_p = {}
+    # effect (any tool): [embedding of tool_text | effect features | bias]
+    fe = np.array([effect_features(r["tool"], r["args"], description=r["desc"])
+                   for r in eff_rows])
+    xe = np.hstack([np.stack([emb[r["text"]] for r in eff_rows]), fe, np.ones((len(eff_rows), 1))])
+    ye = np.array([r["y"] for r in eff_rows], float)
+    nfe = len(EFFECT_FEATURES)
+    evariants = {
+        "embedding+features": np.ones(ne + nfe + 1, bool),
+        "features": np.r_[np.zeros(ne, bool), np.ones(nfe + 1, bool)],
+    }
+    ehead, _ = train_head("effect", eff_rows, xe, ye, evariants)
+
+    # P(destructive) each call of the requested rows gets from the backend
+    wd, dmask = np.array(dhead["weights"]), dvariants[dhead["variant"]]
+    we, emask = np.array(ehead["weights"]), evariants[ehead["variant"]]
+    p_dest: dict[str, float] = {}
     for r in req_rows:
-        if r["cmd"] not in rule_p:
+        if r["cmd"] not in p_dest:
             feats = destructive_features("bash", {"command": r["cmd"]})
             xrow = np.r_[emb[r["exec"]], feats, 1.0]
-            rule_p[r["cmd"]] = max(float(temper(float(predict(xrow[dmask][None], wd)[0]),
+            p_dest[r["cmd"]] = max(float(temper(float(predict(xrow[dmask][None], wd)[0]),
                                                 dhead["temperature"])),
                                    rule_floor("bash", feats)[0])
-    fr = np.array([requested_features(r["req"], call_text("bash", {"command": r["cmd"]}),
-                                      float(emb[r["reqw"]] @ emb[r["exec"]]), rule_p[r["cmd"]])
-                   for r in req_rows])
-    prod = np.stack([emb[r["reqw"]] * emb[r["exec"]] for r in req_rows])
-    xr = np.hstack([fr, prod, np.ones((len(req_rows), 1))])
-    yr = np.array([r["y"] for r in req_rows], float)
+        r["p_d"] = p_dest[r["cmd"]]
+    for r in fpairs:
+        xrow = np.r_[emb[r["text"]], effect_features(r["tool"], r["args"]), 1.0]
+        r["p_d"] = float(temper(float(predict(xrow[emask][None], we)[0]),
+                                ehead["temperature"]))
+
+    # requested: [request features | request ⊙ call embedding | bias]
+    rows = req_rows + fpairs
+    fr = np.array([requested_features(r["req"], call_text(r["tool"], r["args"]),
+                                      float(emb[r["reqw"]] @ emb[r["exec"]]), r["p_d"],
+                                      tool=r["tool"], shell=r["shell"]) for r in rows])
+    prod = np.stack([emb[r["reqw"]] * emb[r["exec"]] for r in rows])
+    xr = np.hstack([fr, prod, np.ones((len(rows), 1))])
+    yr = np.array([r["y"] for r in rows], float)
     nr = len(REQUESTED_FEATURES)
     rvariants = {
         "features": np.r_[np.ones(nr, bool), np.zeros(ne, bool), True],
         "features+product": np.ones(nr + ne + 1, bool),
     }
-    rhead, rheld = train_head("requested", req_rows, xr, yr, rvariants)
-    cos_only = [float(v) for v in fr[[r["split"] == "heldout" for r in req_rows], 0]]
-    rhead["heldout"]["auroc_cosine_only"] = round(
-        auroc(cos_only, [bool(r["y"]) for r in rheld["rows"]]), 4)
+    rhead, rheld = train_head("requested", rows, xr, yr, rvariants)
     by_kind: dict[str, list[float]] = {}
     for r, p in zip(rheld["rows"], rheld["p"], strict=True):
-        by_kind.setdefault(r["kind"], []).append(p)
+        by_kind.setdefault(("bash:" if r["shell"] else "function:") + r["kind"], []).append(p)
     rhead["heldout"]["mean_p_by_kind"] = {k: round(sum(v) / len(v), 4)
                                           for k, v in sorted(by_kind.items())}
+    for shell in (True, False):
+        sel = [(p, r["y"]) for r, p in zip(rheld["rows"], rheld["p"], strict=True)
+               if r["shell"] == shell]
+        if sel:
+            rhead["heldout"]["auroc_" + ("shell" if shell else "function_calls")] = round(
+                auroc([p for p, _ in sel], [bool(y) for _, y in sel]), 4)
 
     common = {"format": 1, "encoder": "sentence-transformers/all-MiniLM-L6-v2",
               "embedding_dim": ne, "trainer": "scripts/train_heads.py"}
     args.out.mkdir(parents=True, exist_ok=True)
     for name, head, feats in (("destructive", dhead, DESTRUCTIVE_FEATURES),
+                              ("effect", ehead, EFFECT_FEATURES),
                               ("requested", rhead, REQUESTED_FEATURES)):
         doc = {**common, "question": name, "features": list(feats), **head}
         (args.out / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
     write_eval(args.eval_out, dest, req_rows)
+    write_openapi_eval(args.eval_out.parent / "heldout_openapi.jsonl", eff, fpairs)
+
+
+def write_openapi_eval(path: Path, ops: list, fpairs: list[dict]) -> None:
+    """Held-out APIs.guru providers: labelled operations and (request, call) pairs."""
+    rows = []
+    for o in ops:
+        if o.split == "heldout":
+            rows.append({"set": "effect", "tool": o.tool, "arguments": o.args,
+                         "description": o.description, "method": o.method.upper(),
+                         "effect": o.effect, "destructive": o.changes_state,
+                         "source": f"apis-guru:{o.api}"})
+    rows = sorted(rows, key=lambda r: rank(json.dumps(r, sort_keys=True)))[:400]
+    calls = [{"set": "requested", "user_request": r["req"],
+              "tool_call": {"tool": r["tool"], "arguments": r["args"]},
+              "requested": bool(r["y"]), "destructive": bool(r["changes_state"]),
+              "kind": r["kind"], "source": "apis-guru"}
+             for r in fpairs if r["split"] == "heldout"]
+    calls = sorted(calls, key=lambda r: rank(json.dumps(r, sort_keys=True)))[:400]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
+                            for r in rows + calls))
+    print(f"openapi eval set {path}: {len(rows)} operations, {len(calls)} pairs", file=sys.stderr)
 
 
 def write_eval(path: Path, dest: list[dict], req_rows: list[dict]) -> None:

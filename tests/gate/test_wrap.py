@@ -18,8 +18,10 @@ def judge_paths(state, questions):
 
 
 def make_gate():
+    # effects off: these tests pin the wrapping mechanics against judge_paths alone (with the
+    # learned effect classifier installed, `remove`/`write_file` would get their own class)
     return ToolGate(FunctionDecisionModel(fn=judge_paths, threaded=False),
-                    GatePolicy(cache_ttl_seconds=0))
+                    GatePolicy(cache_ttl_seconds=0, effects=False))
 
 
 def test_a_gated_function_runs_with_the_judged_arguments():

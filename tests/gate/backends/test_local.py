@@ -112,7 +112,9 @@ def test_a_heredoc_body_does_not_move_the_destructive_answer(local):
                      template.format("rm -rf ~/.cache/app"))
     d_ok, _, _ = ask(local, "write down how to reset the cache",
                      template.format("the app's reset button"))
-    assert a[0].detail["rule"] is None and "deleter" not in a[0].detail["features"]
+    # the write to NOTES.md is an overwrite (its floor), the rm -rf inside never runs
+    assert a[0].detail["rule"] == "overwrite_redirect"
+    assert "deleter" not in a[0].detail["features"]
     assert d_rm == d_ok
 
 
@@ -134,7 +136,7 @@ def test_oversized_states_are_refused_before_any_work(local):
 
 def test_shipped_heads_record_their_heldout_metrics():
     heads = resources.files("ctxgate.gate.backends.heads")
-    for name in ("destructive", "requested"):
+    for name in ("destructive", "effect", "requested"):
         doc = json.loads(heads.joinpath(f"{name}.json").read_text())
         assert doc["question"] == name and doc["trainer"] == "scripts/train_heads.py"
         assert doc["heldout"]["n"] > 500 and doc["heldout"]["auroc"] > 0.9

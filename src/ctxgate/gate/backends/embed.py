@@ -85,6 +85,9 @@ class Encoder:
     """all-MiniLM-L6-v2 in numpy. Thread-safe for concurrent ``encode`` calls."""
 
     def __init__(self, directory: Path | None = None) -> None:
+        from ctxgate.gate.backends.threads import pin_environment
+
+        pin_environment()  # before numpy loads its BLAS: one thread (see threads.py)
         try:
             import numpy as np
             from safetensors.numpy import load_file
@@ -140,7 +143,17 @@ class Encoder:
         return self.encode_with_lengths(texts)[0]
 
     def encode_with_lengths(self, texts: Sequence[str]) -> tuple[Any, list[int]]:
-        """Embeddings and the number of tokens of each text that the model saw."""
+        """Embeddings and the number of tokens of each text that the model saw.
+
+        The forward pass runs with BLAS/OpenMP limited to one thread
+        (:func:`~ctxgate.gate.backends.threads.single_thread`).
+        """
+        from ctxgate.gate.backends.threads import single_thread
+
+        with single_thread():
+            return self._encode(texts)
+
+    def _encode(self, texts: Sequence[str]) -> tuple[Any, list[int]]:
         np = self._np
         ids = self.tokenize(texts)
         lengths = [len(i) for i in ids]

@@ -11,9 +11,18 @@ not read: each head was trained for one fixed question.
   command that really runs ``rm``/``shred``, ``find -delete``, ``mkfs``/``dd of=``,
   ``git push --force``/``reset --hard``, SQL ``DROP``/``DELETE``, ``kill`` or ``sed -i`` gets
   at least :data:`~ctxgate.gate.backends.heads.features.RULE_FLOOR`.
+  A call that is not a shell command (no ``command``/``cmd``/``script`` argument) gets its
+  P(destructive) from the learned effect classifier instead
+  (:func:`ctxgate.gate.effects.learned.p_destructive`: trained on public OpenAPI
+  descriptions, where the HTTP method is the label), which also reports the effect class.
 * **P(requested)**: a logistic head over the cosine and the element-wise product of the
-  request's and the call's embeddings, word overlap, and whether a destructive call meets a
-  request with no destructive intent.
+  request's and the call's embeddings, word-stem overlap (the tool name's words on their own
+  for function calls), and whether a destructive or state-changing call meets a request with
+  no such intent. It was trained on shell pairs and on function calls with arguments.
+
+Numpy runs on one thread here (BLAS/OpenMP pools limited to 1, tokenizers' parallelism off;
+:mod:`ctxgate.gate.backends.threads`), and the request's embedding is cached (the same
+request judges many calls), so a warm decision costs one encoder pass.
 
 Both heads are temperature-scaled on a calibration split; their held-out metrics are stored
 in the head files (``heads/*.json``) and reproduced by ``scripts/train_heads.py``. Long texts
@@ -29,6 +38,7 @@ import asyncio
 import json
 import math
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -40,12 +50,14 @@ from ctxgate.gate.backends.fallback import Chainable
 
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "LocalDecisionModel", "from_policy"]
 
-LOCAL_MODEL_ID = "ctxgate-local/all-MiniLM-L6-v2+heads-1"
+LOCAL_MODEL_ID = "ctxgate-local/all-MiniLM-L6-v2+heads-2"
 """Model id reported in answers and capabilities (bump when the heads are retrained)."""
 LOCAL_QUESTION_IDS = frozenset({"destructive", "requested"})
 """The only questions this backend answers."""
 MAX_STATE_CHARS = 200_000
 """Largest serialized state, code points; larger requests are refused before any work."""
+REQUEST_CACHE = 64
+"""Request embeddings kept (most recent first): one request judges many calls."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,8 +105,12 @@ class LocalDecisionModel(Chainable):
     """
 
     def __init__(self) -> None:
+        from ctxgate.gate.backends.threads import pin_environment
+
+        pin_environment()  # before numpy is imported by this backend: one BLAS thread
         self._lock = threading.Lock()
         self._loaded: tuple[Any, _Head, _Head] | None = None
+        self._requests: OrderedDict[str, Any] = OrderedDict()
 
     @property
     def capabilities(self) -> Capabilities:
@@ -152,10 +168,6 @@ class LocalDecisionModel(Chainable):
 
     def decide(self, state: Mapping[str, Any], question_ids: Sequence[str]) -> list[Answer]:
         """The synchronous decision (what :meth:`evaluate` runs in a thread)."""
-        import numpy as np
-
-        from ctxgate.gate.backends.heads import features as ft
-
         call = state.get("tool_call")
         if not isinstance(call, Mapping) or not isinstance(call.get("tool"), str):
             raise DecisionModelError("the state has no tool_call with a tool name; "
@@ -164,22 +176,60 @@ class LocalDecisionModel(Chainable):
         request = state.get("user_request")
         request = request if isinstance(request, str) else json.dumps(request, default=str)
         enc, dhead, rhead = self._parts()
-        feats = ft.destructive_features(tool, args)
-        exec_text = ft.window_text(ft.executed_text(tool, args))
+        from ctxgate.gate.backends.threads import single_thread
+
+        with single_thread():
+            return self._decide(enc, dhead, rhead, call, tool, args, request, question_ids)
+
+    def _request_vector(self, enc: Any, text: str) -> Any:
         with self._lock:
-            vecs = enc.encode([exec_text, ft.window_text(request)]).astype(np.float64)
-        e_call, e_req = vecs[0], vecs[1]
-        head_d = dhead.p(np.r_[e_call, feats, 1.0])
+            hit = self._requests.get(text)
+            if hit is not None:
+                self._requests.move_to_end(text)
+                return hit
+        vec = enc.encode([text])[0].astype("float64")
+        with self._lock:
+            self._requests[text] = vec
+            while len(self._requests) > REQUEST_CACHE:
+                self._requests.popitem(last=False)
+        return vec
+
+    def _decide(self, enc: Any, dhead: _Head, rhead: _Head, call: Mapping[str, Any], tool: str,
+                args: Any, request: str, question_ids: Sequence[str]) -> list[Answer]:
+        import numpy as np
+
+        from ctxgate.gate.backends.heads import features as ft
+
+        shell = ft.is_shell_call(args)
+        e_req = self._request_vector(enc, ft.window_text(request))
+        feats = ft.destructive_features(tool, args)
+        effect = None
+        if shell:
+            exec_text = ft.window_text(ft.executed_text(tool, args))
+            e_call = enc.encode([exec_text])[0].astype(np.float64)
+            head_d = dhead.p(np.r_[e_call, feats, 1.0])
+        else:
+            from ctxgate.gate.effects import learned
+
+            desc = call.get("description")
+            schema = call.get("input_schema")
+            head_d, effect = learned.p_destructive(
+                tool, args if isinstance(args, Mapping) else {},
+                description=desc if isinstance(desc, str) else None,
+                input_schema=schema if isinstance(schema, Mapping) else None)
+            e_call = enc.encode([ft.window_text(ft.call_text(tool, args))])[0].astype(np.float64)
         floor, rule = ft.rule_floor(tool, feats)
         p_d = max(head_d, floor)
         cosine = float(e_call @ e_req)
-        rfeats = ft.requested_features(request, ft.call_text(tool, args), cosine, p_d)
+        rfeats = ft.requested_features(request, ft.call_text(tool, args), cosine, p_d,
+                                       tool=tool, shell=shell)
         p_r = rhead.p(np.r_[rfeats, e_req * e_call, 1.0])
         fired = {k: v for k, v in zip(ft.DESTRUCTIVE_FEATURES, feats, strict=True) if v}
         out = []
         for qid in question_ids:
             if qid == "destructive":
-                detail = {"head_p": round(head_d, 6), "rule": rule or None, "features": fired}
+                detail = {"head_p": round(head_d, 6), "rule": rule or None, "features": fired,
+                          "effect": effect.to_dict() if effect is not None else None}
                 out.append(Answer(question_id=qid, p=p_d, model_id=LOCAL_MODEL_ID,
                                   detail=detail))
             else:

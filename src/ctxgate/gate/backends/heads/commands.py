@@ -44,6 +44,8 @@ class SimpleCommand:
 def _strip_wrappers(words: list[str], via: list[str]) -> list[str]:
     while words:
         head = words[0].rsplit("/", 1)[-1]
+        if head == "command" and len(words) > 1 and words[1] in ("-v", "-V"):
+            break  # `command -v rm` only looks rm up: the program that runs is `command`
         if head in WRAPPERS:
             via.append(head)
             words = words[1:]
@@ -69,10 +71,21 @@ def _strip_wrappers(words: list[str], via: list[str]) -> list[str]:
     return words
 
 
+PAGER_HOOKS = frozenset("LESSOPEN LESSCLOSE PAGER MANPAGER GIT_PAGER EDITOR VISUAL "
+                        "GIT_EDITOR GIT_SSH_COMMAND BROWSER".split())
+"""Environment variables whose value another program runs as a command."""
+AWKS = frozenset("awk gawk mawk nawk busybox-awk".split())
+_AWK_SYSTEM = re.compile(r"""\bsystem\s*\(\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline""")
+
+
 def _from_words(words: list[str], overwrites: list[str], via: list[str], depth: int,
-                out: list[SimpleCommand], appends: list[str] | None = None) -> None:
+                out: list[SimpleCommand], appends: list[str] | None = None,
+                herestrings: list[str] | None = None) -> None:
     words = _strip_wrappers(words, via)
     if not words:
+        if overwrites or appends:  # `> f`, `>> f`: a redirection alone still writes the file
+            out.append(SimpleCommand(program=":", argv=(), overwrites=tuple(overwrites),
+                                     appends=tuple(appends or ()), via=tuple(via)))
         return
     program = words[0].rsplit("/", 1)[-1]
     argv = tuple(words[1:])
@@ -80,6 +93,14 @@ def _from_words(words: list[str], overwrites: list[str], via: list[str], depth: 
                              appends=tuple(appends or ()), via=tuple(via)))
     if depth >= _MAX_DEPTH:
         return
+    if program in SHELLS or program == "eval":
+        for text in herestrings or ():  # `sh <<<'git reset --hard'` runs the string
+            out.extend(executed_commands(text, _depth=depth + 1, _via=(*via, program + " <<<")))
+    if program in AWKS:
+        for arg in argv:
+            for m in _AWK_SYSTEM.finditer(arg):
+                inner = (m.group(1) or m.group(2) or "").replace('\\"', '"')
+                out.extend(executed_commands(inner, _depth=depth + 1, _via=(*via, "awk system")))
     if (program in SHELLS and "-c" in argv) or program == "eval":
         idx = argv.index("-c") + 1 if program != "eval" else 0
         script = " ".join(argv[idx:idx + 1] if program != "eval" else argv)
@@ -101,9 +122,20 @@ def _walk(node: Any, depth: int, via: tuple[str, ...], out: list[SimpleCommand])
         words: list[str] = []
         overwrites: list[str] = []
         appends: list[str] = []
+        herestrings: list[str] = []
         for part in node.parts:
             if part.kind == "word":
                 words.append(part.word)
+            elif part.kind == "assignment":
+                name, _, value = part.word.partition("=")
+                if name in PAGER_HOOKS and value.strip().lstrip("|").strip():
+                    # LESSOPEN='|rm …' less f: the pager runs the value as a command
+                    out.extend(executed_commands(value.strip().lstrip("|").strip(),
+                                                 _depth=depth + 1, _via=(*via, name)))
+            elif part.kind == "redirect" and part.type == "<<<":
+                target = part.output
+                if getattr(target, "kind", "") == "word":
+                    herestrings.append(target.word)
             elif part.kind == "redirect":
                 target = part.output
                 if getattr(target, "kind", "") == "word" and target.word not in _SAFE_TARGETS \
@@ -117,7 +149,7 @@ def _walk(node: Any, depth: int, via: tuple[str, ...], out: list[SimpleCommand])
             if part.kind == "redirect" and getattr(part.output, "parts", None):
                 for sub in part.output.parts:
                     _walk_subst(sub, depth, via, out)
-        _from_words(words, overwrites, list(via), depth, out, appends)
+        _from_words(words, overwrites, list(via), depth, out, appends, herestrings)
         return
     for attr in ("parts", "list"):
         for child in getattr(node, attr, None) or []:

@@ -37,6 +37,9 @@ __all__ = [
     "destructive_features",
     "executed_commands",
     "executed_text",
+    "intent_classes",
+    "is_shell_call",
+    "named_only",
     "requested_features",
     "rule_floor",
     "strip_heredocs",
@@ -59,7 +62,7 @@ READ_ONLY = frozenset(
     "yq diff cmp comm basename dirname realpath readlink md5sum sha1sum sha256sum cksum nl "
     "true false test [ seq expr env printenv uptime free lsof netstat ss dig nslookup ping "
     "awk sed find git xxd od hexdump strings base64 zcat gzip tar cd pushd popd read export "
-    "history locate man help".split()
+    "history locate man help command whatis apropos info tldr :".split()
 )
 STRONG_VERBS = frozenset(
     "delete del remove rm rmi destroy drop purge prune terminate kill wipe erase uninstall "
@@ -81,7 +84,8 @@ _REQ_INTENT = re.compile(
     r"\b(delet\w*|remov\w*|eras\w*|wip\w*|kill\w*|destroy\w*|drop\w*|purg\w*|prun\w*|"
     r"clean\w*|clear\w*|overwrit\w*|reset\w*|uninstall\w*|terminat\w*|truncat\w*|shred\w*|"
     r"rm|force\w*|replac\w*|renam\w*|mov\w*|chang\w*|modif\w*|updat\w*|stop\w*|shut\w*|"
-    r"reboot\w*|push\w*|send\w*|upload\w*|post\w*|compress\w*|empt\w*|permission\w*|chmod)\b",
+    r"reboot\w*|push\w*|send\w*|upload\w*|post\w*|compress\w*|empt\w*|permission\w*|chmod|"
+    r"undo\w*|tear\w*|revert\w*|roll\w*\s+back|rollback\w*|discard\w*|get\s+rid)\b",
     re.I,
 )
 _WORD = re.compile(r"[A-Za-z0-9_.\-/~]{2,}")
@@ -109,6 +113,11 @@ def call_text(tool: str, arguments: Any) -> str:
     return f"{tool} {json.dumps(arguments, ensure_ascii=False, sort_keys=True)}"
 
 
+def is_shell_call(arguments: Any) -> bool:
+    """Whether the call runs a shell command (a ``command``/``cmd``/``script`` string)."""
+    return _command_of(arguments) is not None
+
+
 def _command_of(arguments: Any) -> str | None:
     if isinstance(arguments, Mapping):
         for key in ("command", "cmd", "script"):
@@ -127,8 +136,8 @@ def executed_text(tool: str, arguments: Any) -> str:
     cmds = executed_commands(cmd)
     pieces = []
     for c in cmds:
-        argv = c.argv
-        if c.program in _PRINTERS:  # what they print or search for is text, not an action
+        argv = _strip_messages(c.program, c.argv)
+        if c.program in _PRINTERS or named_only(c.program, c.argv):  # text, not an action
             argv = tuple(dict.fromkeys(a if a.startswith("-") else "<text>" for a in argv))
         redirect = "".join(f" > {t}" for t in c.overwrites) + "".join(
             f" >> {t}" for t in c.appends)
@@ -141,18 +150,75 @@ DESTRUCTIVE_FEATURES = (
     "strong_verb", "weak_verb", "force_flag", "killer", "perms", "mover", "in_place_edit",
     "network_write", "pipe_to_shell", "hidden", "all_read_only", "parsed_ok",
     "n_commands", "tool_verb", "not_shell", "destructive_token", "append_redirect",
+    "output_write", "remote_code", "named_only",
 )
 
 HARD_RULES = ("deleter", "find_delete", "disk", "git_destructive", "sql", "killer",
-              "in_place_edit", "tool_delete")
+              "in_place_edit", "remote_code", "tool_delete")
 """Features that, when they fire on a command that really runs, floor P(destructive)."""
 RULE_FLOOR = 0.9
 """The floor those rules put under P(destructive): deterministic rules in front of the head."""
+WRITE_RULES = ("overwrite_redirect", "output_write")
+"""Writes that replace a file's content (``> f``, ``tee f``, ``sort -o f``, ``curl -o f``)."""
+WRITE_FLOOR = 0.6
+"""Their floor: over the deny threshold, so an unrequested overwrite is not waved through,
+but lower than the hard rules (most are ordinary edits when asked for)."""
 _TOOL_DELETE = re.compile(r"(delete|remove|drop|destroy|kill|truncate|purge|wipe|erase)", re.I)
 _DESTRUCTIVE_TOKEN = re.compile(
     r"(^|[-_:/.= ])(rm|rmdir|del|delete|destroy|drop|purge|prune|remove|wipe|erase|kill|"
     r"terminate|truncate|shred|uninstall|revoke)([-_:/. ]|$)", re.I)
-_PRINTERS = frozenset("echo printf grep egrep fgrep rg man help".split())
+_PRINTERS = frozenset("echo printf grep egrep fgrep rg man help which whereis type whatis "
+                      "apropos info tldr command".split())
+"""Programs whose arguments are text or names: what they print, search or look up never runs."""
+_NAMING_FLAGS = frozenset({"--help", "--version", "--usage"})
+_MESSAGE_OPTS = ("-m", "--message", "-F", "--file")
+
+
+def named_only(program: str, argv: tuple[str, ...]) -> bool:
+    """``rm --help``, ``git help reset``, ``git reset --help``: the program is only named."""
+    return bool(set(argv) & _NAMING_FLAGS) or (program == "git" and argv[:1] == ("help",))
+
+
+def _strip_messages(program: str, argv: tuple[str, ...]) -> tuple[str, ...]:
+    """A commit or tag message is text: ``git commit -m "rm -rf …"`` does not run it."""
+    if program != "git" or not argv or argv[0] not in ("commit", "tag", "notes", "stash"):
+        return argv
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            out.append("<text>")
+            skip = False
+        elif a in _MESSAGE_OPTS[:2]:
+            out.append(a)
+            skip = True
+        elif a.startswith(("--message=", "-m")) and a not in ("-m",):
+            out.append(a.split("=", 1)[0] if "=" in a else "-m")
+            out.append("<text>")
+        else:
+            out.append(a)
+    return tuple(out)
+
+
+_OUTPUT_PROGRAMS = frozenset("curl wget sort git tee http httpie aria2c yt-dlp jq".split())
+
+
+def _output_write(program: str, argv: tuple[str, ...]) -> bool:
+    """``tee f``, ``sort -o f``, ``curl -o f``, ``wget -O f``, ``git log --output=f``."""
+    files = [a for a in argv if not a.startswith("-")]
+    if program == "tee":
+        return not ({"-a", "--append"} & set(argv)) and any(
+            f not in ("/dev/null", "/dev/stdout", "/dev/stderr") for f in files)
+    if program not in _OUTPUT_PROGRAMS:
+        return False
+    for i, a in enumerate(argv):
+        if a.startswith("--output=") or a.startswith("--output-document="):
+            return True
+        if a in ("-o", "--output", "-O", "--output-document", "--remote-name") and (
+                program in ("curl", "wget", "sort", "aria2c", "yt-dlp", "http", "httpie")):
+            nxt = argv[i + 1] if i + 1 < len(argv) else ""
+            return a == "--remote-name" or (program == "curl" and a == "-O") or nxt not in (
+                "-", "/dev/null", "/dev/stdout")
+    return False
 
 
 def rule_floor(tool: str, features: list[float]) -> tuple[float, str]:
@@ -167,6 +233,9 @@ def rule_floor(tool: str, features: list[float]) -> tuple[float, str]:
                 return RULE_FLOOR, rule
         elif named[rule] >= 1.0:
             return RULE_FLOOR, rule
+    for rule in WRITE_RULES:
+        if named[rule] >= 1.0:
+            return WRITE_FLOOR, rule
     return 0.0, ""
 
 
@@ -176,8 +245,8 @@ def _git_destructive(argv: tuple[str, ...]) -> bool:
     sub, rest = argv[0], set(argv[1:])
     return (
         (sub == "push" and bool(rest & {"-f", "--force", "--delete", "-d", "--mirror",
-                                        "--force-with-lease"} or any(a.startswith(":")
-                                                                     for a in argv[1:])))
+                                        "--force-with-lease"} or any(
+            a.startswith((":", "+", "--force")) for a in argv[1:])))
         or (sub == "reset" and "--hard" in rest)
         or (sub == "clean" and any(a.startswith("-") and "f" in a for a in rest))
         or (sub == "branch" and bool(rest & {"-D", "-d", "--delete"}))
@@ -203,8 +272,22 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
     cmds, ok = parse_commands(cmd, 0, ())
     f["parsed_ok"] = 1.0 if ok else 0.0
     f["n_commands"] = min(len(cmds), 20) / 20.0
+    fetched = False
     for i, c in enumerate(cmds):
-        p, argv = c.program, c.argv
+        p, argv = c.program, _strip_messages(c.program, c.argv)
+        if named_only(p, argv):
+            f["named_only"] = 1.0
+            continue
+        if c.overwrites:
+            f["overwrite_redirect"] = 1.0
+        if c.appends:
+            f["append_redirect"] = 1.0
+        if _output_write(p, argv):
+            f["output_write"] = 1.0
+        if p in SHELLS and not argv and fetched:
+            f["remote_code"] = 1.0
+        if p in ("curl", "wget"):
+            fetched = True
         sets = set(argv)
         flags = {a for a in argv if a.startswith("-")}
         if c.via and any(v in ("$()", "xargs", "find -exec", *SHELLS, "eval") for v in c.via):
@@ -213,16 +296,17 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
             f["deleter"] = 1.0
         if p == "find" and sets & {"-delete", "-exec", "-execdir", "-ok"}:
             f["find_delete"] = 1.0 if "-delete" in sets else max(f["find_delete"], 0.5)
-        if c.overwrites:
-            f["overwrite_redirect"] = 1.0
-        if c.appends:
-            f["append_redirect"] = 1.0
         if p in DISK or p.startswith("mkfs") or (p == "dd" and any(a.startswith("of=")
                                                                   for a in argv)):
             f["disk"] = 1.0
         if p == "git" and _git_destructive(argv):
             f["git_destructive"] = 1.0
         if p in SQL_CLIENTS and any(_SQL.search(a) for a in argv):
+            f["sql"] = 1.0
+        if p in ("redis-cli", "valkey-cli", "keydb-cli") and {a.lower() for a in argv} & {
+                "flushall", "flushdb"}:
+            f["sql"] = 1.0
+        if p in ("mongo", "mongosh") and any("drop" in a.lower() for a in argv):
             f["sql"] = 1.0
         head_args = [a.lower() for a in argv[:4] if not a.startswith("-")]
         if p not in _PRINTERS:
@@ -250,7 +334,7 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
         if p not in _PRINTERS and any(_DESTRUCTIVE_TOKEN.search(a) for a in (p, *argv)):
             f["destructive_token"] = 1.0
     f["all_read_only"] = 1.0 if cmds and all(
-        c.program in READ_ONLY and not c.overwrites and not (c.program == "find" and set(c.argv)
+        named_only(c.program, c.argv) or c.program in READ_ONLY and not c.overwrites and not (c.program == "find" and set(c.argv)
                                                              & {"-delete", "-exec", "-execdir"})
         and not (c.program == "git" and c.argv[:1] and c.argv[0] not in
                  ("status", "log", "diff", "show", "branch", "remote", "rev-parse", "blame",
@@ -262,19 +346,84 @@ def destructive_features(tool: str, arguments: Any) -> list[float]:
 
 REQUESTED_FEATURES = (
     "cosine", "call_words_in_request", "request_words_in_call", "request_intent",
-    "call_destructive_rule", "destructive_unasked", "request_empty",
+    "call_destructive_rule", "destructive_unasked", "request_empty", "not_shell",
+    "tool_words_in_request", "request_change_intent", "change_unasked", "intent_match",
+    "intent_unasked",
 )
+INTENT_CLASSES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    # class: (how a request says it, how a call does it)
+    "delete": (re.compile(r"\b(delet|remov|clean|clear|purg|wip|eras|drop|destr|tear|prun|"
+                          r"get rid|uninst|trash|undo|reset|discard|kill|termin|nuke|empty|"
+                          r"revert|roll ?back|scrap|throw away)", re.I),
+               re.compile(r"(\b|_)(rm|rmdir|delete|remove|purge|prune|drop|destroy|reset|"
+                          r"clean|clear|kill|pkill|terminate|truncate|shred|uninstall|wipe|"
+                          r"unlink|flush\w*|revert)(\b|_)|-delete\b", re.I)),
+    "send": (re.compile(r"\b(send|sent|e-?mail|mail|messag|notify|tell|reply|forward|post|"
+                        r"tweet|text|sms|share|invite|publish|announce|ping|dm)", re.I),
+             re.compile(r"(send|email|mail|message|notify|reply|forward|post|tweet|sms|share|"
+                        r"invite|publish|announce|chat)", re.I)),
+    "pay": (re.compile(r"\b(pay|transfer|wire|refund|charg|purchas|buy|order|book|"
+                       r"reserv|donat|tip)", re.I),
+            re.compile(r"(pay|transfer|wire|refund|charge|purchase|buy|order|book|reserv|"
+                       r"donat|checkout|amount)", re.I)),
+    "change": (re.compile(r"\b(creat|add|make|writ|sav|edit|updat|chang|modif|set|renam|mov|"
+                          r"fix|replac|append|insert|patch|rewrit|refactor|format|instal)",
+                          re.I),
+               re.compile(r"(create|add|write|save|edit|update|set|rename|move|mv|cp|patch|"
+                          r"replace|append|insert|tee|sed -i|install|put|upsert|mkdir|touch)",
+                          re.I)),
+    "push": (re.compile(r"\b(push|deploy|releas|ship|publish|upload|merge|force)", re.I),
+             re.compile(r"(push|deploy|release|publish|upload|merge|apply)", re.I)),
+}
+"""Intent classes: a request that says "tear down" and a call that deletes agree on one."""
 
 
-def _words(text: str) -> set[str]:
-    return {w.lower().strip(".-/") for w in _WORD.findall(text)} - {""}
+_HARMFUL_INTENTS = frozenset({"delete", "send", "pay", "push"})
+
+
+def intent_classes(request: str, call: str) -> tuple[set[str], set[str]]:
+    """The :data:`INTENT_CLASSES` the request asks for and the call performs."""
+    spaced = " ".join(" ".join(w.lower() for w in _CAMEL.findall(t)) or t
+                      for t in re.split(r"\s+", call))
+    asked = {k for k, (r, _c) in INTENT_CLASSES.items() if r.search(request)}
+    done = {k for k, (_r, c) in INTENT_CLASSES.items() if c.search(call) or c.search(spaced)}
+    return asked, done
+_CHANGE_INTENT = re.compile(
+    r"\b(creat\w*|add\w*|send\w*|sent|invit\w*|shar\w*|transfer\w*|pay\w*|book\w*|"
+    r"order\w*|post\w*|publish\w*|deploy\w*|updat\w*|edit\w*|writ\w*|sav(e|es|ing)\b|"
+    r"set\w*|chang\w*|modif\w*|cancel\w*|schedul\w*|submit\w*|upload\w*|reply|"
+    r"forward\w*|email\w*|messag\w*|notify\w*|assign\w*|clos\w*|merg\w*|commit\w*|"
+    r"tear\w*|undo\w*|revert\w*|go ahead|yes|do it|proceed|confirm\w*)\b", re.I)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_STOP = frozenset("the a an of to in on for and or is it me my i you your this that with "
+                  "from by at be as are can please".split())
+
+
+def _stems(text: str) -> set[str]:
+    """Word stems of ``text``: camelCase/snake_case split, lower-cased, cut to 5 letters."""
+    out = set()
+    for token in _WORD.findall(text):
+        for part in re.split(r"[^A-Za-z0-9]+", token):
+            for w in _CAMEL.findall(part):
+                w = w.lower()
+                if len(w) >= 2 and w not in _STOP:
+                    out.add(w[:5])
+    return out
 
 
 def requested_features(request: str, call: str, cosine: float,
-                       call_destructive_rule: float) -> list[float]:
-    """The :data:`REQUESTED_FEATURES` for a request, the call text and their cosine."""
-    rw, cw = _words(request), _words(call)
+                       call_destructive_rule: float, *, tool: str | None = None,
+                       shell: bool = True) -> list[float]:
+    """The :data:`REQUESTED_FEATURES` for a request, the call text and their cosine.
+
+    ``tool`` is the tool's name for a function call (its words are matched against the
+    request on their own); ``shell`` says whether the call is a shell command.
+    """
+    rw, cw = _stems(request), _stems(call)
+    tw = _stems(tool) if tool and not shell else set()
     intent = 1.0 if _REQ_INTENT.search(request) else 0.0
+    change = 1.0 if _CHANGE_INTENT.search(request) or intent else 0.0
+    asked, done = intent_classes(request, call)
     return [
         cosine,
         len(cw & rw) / max(len(cw), 1),
@@ -283,4 +432,10 @@ def requested_features(request: str, call: str, cosine: float,
         call_destructive_rule,
         call_destructive_rule * (1.0 - intent),
         0.0 if request.strip() else 1.0,
+        0.0 if shell else 1.0,
+        len(tw & rw) / max(len(tw), 1) if tw else 0.0,
+        change,
+        call_destructive_rule * (1.0 - change),
+        1.0 if asked & done else 0.0,
+        1.0 if (done - asked) & _HARMFUL_INTENTS else 0.0,
     ]
