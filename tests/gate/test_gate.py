@@ -324,6 +324,9 @@ def test_fast_path_allows_read_only_shell_without_a_model_call():
     v = asyncio.run(gate.decide(ToolCall(tool="bash", arguments={"command": "git status && ls -la"}),
                                 conversation=[]))
     assert v.allowed and v.fast_path and v.code == "fast_path" and model.calls == []
+    assert v.effect is not None and v.effect.effect.value == "read_only"
+    assert v.effect.source.value == "fast_path" and "git" in v.effect.evidence
+    assert v.to_dict()["effect"]["source"] == "fast_path"  # what gate check --json and the log show
     v = decide(gate, ToolCall(tool="bash", arguments={"command": "rm -rf build"}))
     assert not v.allowed and len(model.calls) == 1
     off = ToolGate(model, GatePolicy(fast_path=False, effects=False))

@@ -111,7 +111,8 @@ def explain_verdict(verdict) -> str:
     lines = [f"  code: {verdict.code}"]
     effect = verdict.effect
     if effect is None:
-        lines.append("  effect: unknown (no rule knows this call; the model decided)")
+        lines.append("  effect: not classified (no rule knew this call, or the decision came "
+                     "before classification)")
     else:
         conf = "" if effect.rule_based else f", p={effect.confidence:.2f}"
         lines.append(f"  effect: {effect.effect.value} (source {effect.source.value}{conf})")

@@ -279,8 +279,10 @@ class ToolGate:
             if command is not None:
                 proof = is_read_only(command, cwd=call.cwd or None)
                 if proof.read_only:
+                    proved = Effect(effect=EffectClass.READ_ONLY, source=EffectSource.FAST_PATH,
+                                    evidence=f"proved {proof.reason}")
                     return Verdict(outcome="allow", code="fast_path", fast_path=True, **base,
-                                   reason=reasons.fast_path(proof.reason))
+                                   effect=proved, reason=reasons.fast_path(proof.reason))
         effect = self._effect(call) if p.effects else None
         base["effect"] = effect
         if effect is not None and effect.effect is EffectClass.READ_ONLY and \

@@ -47,6 +47,8 @@ class EffectSource(StrEnum):
     MCP_ANNOTATIONS = "mcp_annotations"
     HARNESS_TOOL = "harness_tool"
     SHELL_PARSER = "shell_parser"
+    FAST_PATH = "fast_path"
+    """The read-only fast path proved the shell command read-only (no model call)."""
     LEARNED = "learned"
 
 
