@@ -167,3 +167,34 @@ def test_the_parser_keeps_each_commands_own_redirections() -> None:
     assert [(r.operator, r.target) for r in cat.redirections] == [(">", "b")]
     assert parse_command("command -v rm").segments[0].program == "command"
     assert parse_command("command rm x").segments[0].program == "rm"  # a real wrapper
+
+
+@pytest.mark.parametrize("command", [
+    # found by the whole-gate benchmark: each was judged recoverable ("nothing matches")
+    "find $LOCATION -name '*.tmp' -delete",   # a variable root was walked as a literal path
+    "find . -name '*.pyc' | xargs -I{} sh -c 'echo x; rm {}'",  # {} is each input name
+    "find . -type f -exec bash -c 'rm \"$0\"' {} \\;",          # $0 is a positional parameter
+    "find . -type f -exec bash -c 'for f in \"$@\"; do rm \"$f\"; done' _ {} +",
+    "find . -type f -exec sh -c 'rm \"$1\"' sh {} \\;",
+])
+def test_deletes_whose_targets_the_gate_cannot_see_are_irreversible(repo: Path,
+                                                                     command: str) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is IRR, (command, e)
+
+
+def test_find_under_home_is_judged_on_what_home_holds(repo: Path, home: Path) -> None:
+    command = "find $HOME -name '*.log' -delete"
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is R and "nothing under" in e.evidence  # deletes nothing
+    (home / "work.log").write_text("kept\n")
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is IRR and "work.log" in e.evidence
+
+
+def test_find_starting_points_after_leading_options(repo: Path) -> None:
+    (repo / "src" / "scratch.tmp").write_text("draft\n")  # untracked: git cannot restore it
+    for command in ("find -L src -name '*.tmp' -delete", "find -f src -name '*.tmp' -delete",
+                    "find -d src -name '*.tmp' -delete"):
+        e = shell_effect(command, cwd=str(repo))
+        assert e is not None and e.effect is IRR and "scratch.tmp" in e.evidence, (command, e)

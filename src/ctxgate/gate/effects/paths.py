@@ -48,7 +48,10 @@ and ``touch``, which replace nothing (recoverable anywhere but dotfiles and syst
 
 _SYSTEM_DIRS = ("/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/opt",
                 "/sys", "/proc", "/dev", "/root", "/srv")
-_VARIABLE = re.compile(r"\$(\{?[A-Za-z_][A-Za-z0-9_]*\}?)")
+_VARIABLE = re.compile(r"\$(\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{?[0-9@*#?!$-])")
+"""A parameter expansion: a named variable, or a positional/special one (``$0``, ``$@``)."""
+_PLACEHOLDER = re.compile(r"\{\}|%s")
+"""Where ``find -exec`` or ``xargs -I`` put each input name: the real path is unknown."""
 _GIT_TIMEOUT = 10.0
 
 
@@ -87,7 +90,7 @@ def resolve_path(path: str, cwd: str) -> str | None:
     text = path.strip()
     home = os.path.expanduser("~")
     text = re.sub(r"\$\{HOME\}|\$HOME\b", lambda _m: home, text)
-    if _VARIABLE.search(text) or "`" in text or "$(" in text:
+    if _VARIABLE.search(text) or "`" in text or "$(" in text or _PLACEHOLDER.search(text):
         return None
     text = os.path.expanduser(text)
     full = os.path.normpath(os.path.join(cwd, text))
@@ -133,8 +136,8 @@ def classify_path(path: str, action: Action, *, cwd: str) -> PathEffect:
     full = resolve_path(path, cwd)
     if full is None:
         return PathEffect(effect=irreversible,
-                          evidence=f"{verb} {path}: the path depends on a variable the gate "
-                                   "cannot expand")
+                          evidence=f"{verb} {path}: the path depends on a variable or an "
+                                   "input placeholder the gate cannot expand")
     dot = _home_dotfile(full)
     if dot is not None:
         return PathEffect(effect=irreversible,

@@ -40,6 +40,8 @@ READ_ONLY_PROGRAMS = frozenset({
 
 _NAMING = ("--help", "--version", "--usage")
 _DELETERS = frozenset({"rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put"})
+_FIND_LEADING = frozenset({"-H", "-L", "-P", "-E", "-X", "-d", "-s", "-x", "-f"})
+"""Options GNU or BSD find takes before its starting points (``-f ROOT`` names one)."""
 
 
 def _operands(args: tuple[str, ...], with_value: str = "") -> list[str]:
@@ -242,7 +244,14 @@ def _awk(a, seg) -> None:
 def _find(a, seg) -> None:
     args = list(seg.args)
     roots = []
-    for x in args:
+    k = 0
+    while k < len(args) and args[k] in _FIND_LEADING:  # -H -L -P, BSD's -d -E -s -x …
+        if args[k] == "-f" and k + 1 < len(args):
+            roots.append(args[k + 1])
+            k += 2
+        else:
+            k += 1
+    for x in args[k:]:
         if x.startswith("-") or x in ("(", "!", ")"):
             break
         roots.append(x)
@@ -282,12 +291,20 @@ def _find(a, seg) -> None:
 
 
 def _find_matches(cwd: str, roots: list[str], names: list[str]) -> list[str] | None:
+    """What ``find ROOTS -name NAMES`` matches now, or None when the gate cannot tell (a root
+    or pattern with a variable, a root that is not an existing directory, too many files)."""
     import fnmatch
 
+    from ctxgate.gate.effects.paths import resolve_path
+
+    if any("$" in n or "`" in n for n in names):
+        return None
     out: list[str] = []
     seen = 0
     for root in roots:
-        base = os.path.join(cwd, os.path.expanduser(root))
+        base = resolve_path(root, cwd)
+        if base is None or not os.path.isdir(base):
+            return None
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = [d for d in dirnames if d != ".git"]
             for name in filenames + dirnames:
