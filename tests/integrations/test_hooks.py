@@ -208,6 +208,22 @@ def test_large_mcp_output_is_digested_and_archived() -> None:
     assert "row 1499: " in expanded.stdout
 
 
+def test_bash_output_is_replaced_in_bash_shape_from_the_persisted_file(tmp_path: Path) -> None:
+    full = "".join(f"[{i}/5000] CC module_{i}.c\n" for i in range(1, 5001)) + "error: boom\n"
+    persisted = tmp_path / "out.txt"
+    persisted.write_text(full, encoding="utf-8")
+    response = {"stdout": full[:30_000], "stderr": "", "interrupted": False, "isImage": False,
+                "noOutputExpected": False, "persistedOutputPath": str(persisted),
+                "persistedOutputSize": len(full)}
+    proc = _post("Bash", response, {"command": "make"})
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)["hookSpecificOutput"]["updatedToolOutput"]
+    assert set(out) == {"stdout", "stderr", "interrupted", "isImage", "noOutputExpected"}
+    assert out["stderr"] == "" and out["interrupted"] is False
+    assert "error: boom" in out["stdout"]  # only in the persisted file, not in the payload
+    assert "5,001 lines" in out["stdout"] or "5,002 lines" in out["stdout"]
+
+
 def test_protected_read_and_small_outputs_pass_untouched() -> None:
     big = "\n".join(f"line {i}" for i in range(20000))
     assert _post("Read", big, {"file_path": "/x"}).stdout == b""

@@ -27,7 +27,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgate.integrations.hooks.payloads import HookPayload, check_shell_command, read_transcript
+from ctxgate.integrations.hooks.payloads import (
+    MAX_PAYLOAD_BYTES,
+    HookPayload,
+    check_shell_command,
+    read_transcript,
+)
 
 __all__ = ["BLOCK_EXIT", "HookResponse", "gate_tool_name", "post_tool_use", "pre_tool_use",
            "response_text", "wrap_shell_command"]
@@ -153,14 +158,60 @@ def post_tool_use(
     command = payload.tool_input.get("command")
     if tool in SHELL_TOOLS and isinstance(command, str) and _already_wrapped(command):
         return HookResponse()  # ctxgate run already decided and archived this output
-    text = response_text(payload.tool_response)
+    text = _persisted_output(payload.tool_response)
+    if text is None:
+        text = response_text(payload.tool_response)
     result = firewall(tool, text,
                       command=command if isinstance(command, str) else None,
                       session_id=payload.session_id or None)
     if not result.digested or result.text is None:
         return HookResponse()
     key = "updatedMCPToolOutput" if tool.startswith("mcp__") else "updatedToolOutput"
-    value: Any = ([{"type": "text", "text": result.text}] if key == "updatedMCPToolOutput"
-                  else result.text)
+    value: Any
+    if key == "updatedMCPToolOutput":
+        value = [{"type": "text", "text": result.text}]
+    elif isinstance(payload.tool_response, dict) and "stdout" in payload.tool_response:
+        value = _shell_shaped(payload.tool_response, result.text)
+    else:
+        value = result.text
     out = {"hookSpecificOutput": {"hookEventName": "PostToolUse", key: value}}
     return HookResponse(stdout=json.dumps(out, ensure_ascii=False))
+
+
+def _persisted_output(tool_response: Any) -> str | None:
+    """The whole output of a shell call whose harness kept only its start in the payload.
+
+    Claude Code puts at most 30,000 characters of a Bash call's ``stdout`` in the
+    ``PostToolUse`` payload and saves the whole output to ``persistedOutputPath`` (its size
+    in ``persistedOutputSize``, bytes); the end of a build log, where its error usually is,
+    is only in that file. ``None`` when there is no such file or it cannot be read.
+    """
+    if not isinstance(tool_response, dict):
+        return None
+    path = tool_response.get("persistedOutputPath")
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_PAYLOAD_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_PAYLOAD_BYTES:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _shell_shaped(tool_response: dict[str, Any], digest: str) -> dict[str, Any]:
+    """A replacement in the shell tool's own output shape, carrying the digest as stdout.
+
+    Claude Code checks ``updatedToolOutput`` against the tool's output schema and keeps the
+    original output when it does not match (debug log: "does not match Bash's output shape:
+    reason=schema_invalid"); for Bash that is an object with ``stdout``, ``stderr``,
+    ``interrupted`` …, so a plain string is ignored. The persisted-output fields are dropped:
+    the digest replaces the whole output, nothing of it remains on disk to point at.
+    """
+    shaped = {k: v for k, v in tool_response.items()
+              if k not in ("persistedOutputPath", "persistedOutputSize")}
+    shaped["stdout"] = digest
+    shaped["stderr"] = ""
+    return shaped
