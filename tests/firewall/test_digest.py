@@ -42,7 +42,7 @@ def test_middle_error_is_shown_with_its_number_and_omission_map() -> None:
     # the omission map); the head is shorter so the budget goes to the failure.
     d = digest_of(build_log(3_000, error_at=1_501).encode())
     assert "--- head: lines 1-4 ---" in d.text
-    assert "--- failure block: lines 1,501–1,501 (compiler errors; 1 lines) ---" in d.text
+    assert "--- failure block: lines 1,501–1,501 (compiler errors; 1 line) ---" in d.text
     assert "1501| src/lib.rs:12:5: error[E0308]: mismatched types" in d.text
     assert "--- omitted: lines 5-1,500 (1,496 lines) ---" in d.text
     assert "--- tail: lines 2,998-3,000 ---" in d.text

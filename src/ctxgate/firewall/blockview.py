@@ -193,7 +193,7 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
         body += _omitted(pos, first - 1, hits)
         stamped = " timestamps cut;" if any(_STAMP.match(x.raw) for x in b.lines[:3]) else ""
         body.append(f"--- failure block: lines {first:,}–{b.last:,} ({b.label};{stamped}"
-                    f" {b.size:,} lines) ---")
+                    f" {b.size:,} line{'' if b.size == 1 else 's'}) ---")
         lines = [x for x in (part or b.lines) if x.number >= first]
         prev = None
         for k in lines:
