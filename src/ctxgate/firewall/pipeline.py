@@ -120,11 +120,15 @@ class OutputPipeline:
                                session_id=self.session_id, extra=dict(self.extra))
         self._redactor = self.archive.new_redactor()
         self._raw_bytes = 0
-        self._raw_prefix = bytearray()
-        """The first bytes as produced (verbatim delivery of a small output)."""
-        self._red_prefix = bytearray()
-        self._red_bytes = 0
-        """The first bytes after redaction, and how many redacted bytes were consumed."""
+        self._shown_redacted = self._redactor is not None and (
+            p.redact_verbatim == "all" or (p.redact_verbatim == "except_reads" and
+                                           self.command_class.kind not in ("file_read",
+                                                                           "line_selection")))
+        """An output shown whole is shown redacted (``policy.redact_verbatim``)."""
+        self._shown = bytearray()
+        self._shown_total = 0
+        """The first bytes of the output as it would be shown whole (as produced, or redacted
+        when ``_shown_redacted``), and the length of that whole stream."""
         self._store_error: StoreFailure | None = None
         """Why the archive could not store the output; the run goes on without it."""
         self._writer: Any = None
@@ -156,20 +160,23 @@ class OutputPipeline:
         if not data:
             return
         self._raw_bytes += len(data)
-        room = self.scanner.keep_bytes - len(self._raw_prefix)
-        if room > 0:
-            self._raw_prefix += data[:room]
+        if not self._shown_redacted:
+            self._keep_shown(data)
         if self._redactor is not None:
             data = self._redactor.feed(data)
         self._consume(data)
 
+    def _keep_shown(self, data: bytes) -> None:
+        room = self.scanner.keep_bytes - len(self._shown)
+        if room > 0:
+            self._shown += data[:room]
+        self._shown_total += len(data)
+
     def _consume(self, data: bytes) -> None:
         if not data:
             return
-        room = self.scanner.keep_bytes - len(self._red_prefix)
-        if room > 0:
-            self._red_prefix += data[:room]
-        self._red_bytes += len(data)
+        if self._shown_redacted:
+            self._keep_shown(data)
         if self._writer is not None:
             try:
                 self._writer.write(data)
@@ -222,7 +229,7 @@ class OutputPipeline:
                 self._fail(exc)
         # Not stored and not held whole: only a bounded view can be shown.
         bounded = (entry is None and not streamed and verbatim is None
-                   and len(self._raw_prefix) != self._raw_bytes)
+                   and len(self._shown) != self._shown_total)
         if self._store_error is not None:
             notes = (*notes, self._lost_note(self._raw_bytes, decision.digest or bounded,
                                              streamed))
@@ -245,15 +252,14 @@ class OutputPipeline:
         elif streamed:
             text = None
         else:
-            if self._redacts_verbatim():
-                data = self._redacted_whole(entry)
-            elif verbatim is not None:
+            if verbatim is not None and not self._shown_redacted:
                 data = verbatim
-            elif len(self._raw_prefix) == self._raw_bytes:  # the whole output, as produced
-                data = bytes(self._raw_prefix)
-            else:  # larger than the scanner kept: read back (redacted)
-                assert entry is not None
+            elif len(self._shown) == self._shown_total:  # the whole output, as it is shown
+                data = bytes(self._shown)
+            elif entry is not None:  # larger than the scanner kept: read back (redacted)
                 data = self.archive.read(entry.id)
+            else:  # not stored: the not-archived note says what is lost
+                data = bytes(self._shown)
             text = data.decode("utf-8", "replace")
         self._finished = FirewallResult(
             text=text, decision=decision, entry=entry, digest=digest,
@@ -275,21 +281,6 @@ class OutputPipeline:
             return (f"{marker}: this digest is all that is kept; at least "
                     f"{total - budget:,} of the {total:,} output bytes are omitted below and lost")
         return f"{marker}: this digest is all that is kept; what it omits is lost"
-
-    def _redacts_verbatim(self) -> bool:
-        """Whether an output shown whole is shown redacted (``policy.redact_verbatim``)."""
-        mode = self.policy.redact_verbatim
-        if self._redactor is None or mode == "none":
-            return False
-        return mode == "all" or self.command_class.kind not in ("file_read", "line_selection")
-
-    def _redacted_whole(self, entry: Any) -> bytes:
-        """The whole output after redaction: held in memory, else read back from the archive."""
-        if len(self._red_prefix) == self._red_bytes:
-            return bytes(self._red_prefix)
-        if entry is not None:
-            return self.archive.read(entry.id)
-        return bytes(self._red_prefix)  # not stored: the bounded view's note says what is lost
 
     def _redact(self, text: str | None) -> str | None:
         """``text`` with the archive's secret patterns applied (as stored in the entry)."""
