@@ -43,8 +43,8 @@ def check(
     import json
 
     from ctxgate.errors import UsageError
-    from ctxgate.gate.gate import ToolCall, ToolGate
-    from ctxgate.gate.loader import load_decision_model
+    from ctxgate.gate.gate import ToolCall
+    from ctxgate.gate.loader import build_tool_gate
 
     try:
         arguments = json.loads(args)
@@ -63,19 +63,12 @@ def check(
         if not isinstance(conversation, list):
             raise UsageError(f"--messages {messages} must hold a JSON list of messages")
     config = build_config(gate={"backend": backend})
-    policy = config.gate
-    audit = None
-    if policy.audit:
-        from ctxgate.gate.audit import open_audit_log
-
-        audit = open_audit_log(config.home)  # unusable: decide anyway, record nothing
     approver = None
     if ask:
         from ctxgate.gate.approval import prompt_approver
 
         approver = prompt_approver()
-    gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit,
-                    approver=approver, home=config.home)
+    gate = build_tool_gate(config, approver=approver)
     verdict = gate.decide_sync(ToolCall(tool=tool, arguments=arguments),
                                user_request=request, conversation=conversation)
     sandbox = _sandbox_line(verdict) if explain else ""

@@ -100,23 +100,14 @@ def pre(
 def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
     from ctxgate.cli._options import build_config
     from ctxgate.errors import UsageError
-    from ctxgate.gate.gate import ToolGate
-    from ctxgate.gate.loader import load_decision_model
+    from ctxgate.gate.loader import build_tool_gate
     from ctxgate.integrations.hooks.handlers import pre_tool_use
     from ctxgate.integrations.hooks.payloads import parse_payload
 
     if harness not in ("claude-code", "codex"):
         raise UsageError(f"--harness {harness!r}: use claude-code or codex")
     payload = parse_payload(sys.stdin.buffer.read(), expect="PreToolUse")
-    config = build_config(gate={"backend": backend})
-    policy = config.gate
-    audit = None
-    if policy.audit:
-        from ctxgate.gate.audit import open_audit_log
-
-        audit = open_audit_log(config.home)  # unusable: decide anyway, record nothing
-    gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit,
-                    home=config.home)
+    gate = build_tool_gate(build_config(gate={"backend": backend}))
     return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve)
 
 

@@ -27,17 +27,9 @@ def _pipeline(config, *, gate: bool, request: str | None, prefix: str, server: s
 
     tool_gate = None
     if gate:
-        from ctxgate.gate.gate import ToolGate
-        from ctxgate.gate.loader import load_decision_model
+        from ctxgate.gate.loader import build_tool_gate
 
-        policy = config.gate
-        audit = None
-        if policy.audit:
-            from ctxgate.gate.audit import open_audit_log
-
-            audit = open_audit_log(config.home)  # unusable: decide, record nothing
-        tool_gate = ToolGate(lambda: load_decision_model(policy.backend, policy), policy,
-                             audit=audit, home=config.home)
+        tool_gate = build_tool_gate(config)
     return CallPipeline(config, gate=tool_gate, request=request, tool_prefix=prefix,
                         server=server)
 

@@ -14,7 +14,7 @@ from typing import Any
 from ctxgate.errors import ConfigError, GateError
 from ctxgate.gate.policy import GatePolicy
 
-__all__ = ["BUILTIN_BACKENDS", "load_decision_model"]
+__all__ = ["BUILTIN_BACKENDS", "build_tool_gate", "load_decision_model"]
 
 BUILTIN_BACKENDS = {
     "local": "ctxgate.gate.backends.local",
@@ -67,3 +67,22 @@ def load_decision_model(spec: str, policy: GatePolicy) -> Any:
                 "or choose another backend. The gate never allows a call without a backend"
             ) from exc
     raise GateError(f"{spec!r} is neither a DecisionModel nor a factory of one")
+
+
+def build_tool_gate(config: Any, *, approver: Any = None) -> Any:
+    """The :class:`~ctxgate.gate.gate.ToolGate` every front end uses, built from ``config``.
+
+    The decision model loads lazily (on the first call that needs it); the audit log is opened
+    in the home when ``[gate] audit`` is on, and an unusable one records nothing but never
+    changes a verdict.
+    """
+    from ctxgate.gate.gate import ToolGate
+
+    policy = config.gate
+    audit = None
+    if policy.audit:
+        from ctxgate.gate.audit import open_audit_log
+
+        audit = open_audit_log(config.home)  # unusable: decide anyway, record nothing
+    return ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit,
+                    approver=approver, home=config.home)
