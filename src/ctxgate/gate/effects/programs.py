@@ -551,13 +551,16 @@ def _git_rule(a, seg) -> None:
     git_rule(a, seg)
 
 
+_BUILDERS = ("gcc", "cc", "g++", "clang", "clang++", "ld", "pandoc", "go", "rustc", "zip",
+             "gzip", "tar", "convert", "ffmpeg", "openssl", "javac", "nasm", "pg_dump",
+             "mysqldump", "jar")
+"""Builds and archivers: their output option is a finding, and they do more than that."""
+
 _RULES: dict[str, Callable] = {
-    **dict.fromkeys(("rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put"), _rm),
+    **dict.fromkeys(_DELETERS, _rm),
     "tee": _tee, "sort": _sort, "uniq": _uniq,
     **dict.fromkeys(("curl", "wget"), _curl),
-    **dict.fromkeys(("gcc", "cc", "g++", "clang", "clang++", "ld", "pandoc", "go", "rustc",
-                     "zip", "gzip", "tar", "convert", "ffmpeg", "openssl", "javac", "nasm",
-                     "pg_dump", "mysqldump", "sqlite3-dump", "jar"), _output_options),
+    **dict.fromkeys((*_BUILDERS, "sqlite3-dump"), _output_options),
     "sed": _sed, "gsed": _sed,
     **dict.fromkeys(("perl", "ruby"), _perl),
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
@@ -616,9 +619,7 @@ def program_rule(a, seg) -> None:
             for x in seg.args):
         return  # a dry run only reports what it would do
     if rule is not None:
-        if prog in ("gcc", "cc", "g++", "clang", "clang++", "go", "javac", "rustc", "zip",
-                    "gzip", "tar", "convert", "ffmpeg", "openssl", "pandoc", "pg_dump",
-                    "mysqldump", "nasm", "ld", "jar"):
+        if prog in _BUILDERS:
             _output_options(a, seg)
             a.unknown.append(prog)  # builds and archives do more than their output option
             return

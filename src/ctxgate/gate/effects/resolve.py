@@ -71,16 +71,12 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
         if found is not None:
             return found
     if not server:
-        pointer = policy.shell_tools.get(tool)
-        if pointer is not None and tool.lower() not in SHELL_TOOL_NAMES:
+        if tool in policy.shell_tools and tool.lower() not in SHELL_TOOL_NAMES:
             from ctxgate.gate.effects.shell import shell_effect
-            from ctxgate.gate.pointers import resolve
+            from ctxgate.gate.fastpath import shell_command
 
-            try:
-                command = resolve(arguments, pointer)
-            except (KeyError, TypeError, IndexError):
-                command = None
-            return shell_effect(command, cwd=cwd) if isinstance(command, str) else None
+            command = shell_command(tool, arguments, policy.shell_tools)
+            return shell_effect(command, cwd=cwd) if command is not None else None
         found = harness_effect(tool, arguments, cwd=cwd)
         if found is not None or tool.lower() in SHELL_TOOL_NAMES or tool.lower() == "apply_patch":
             return found
