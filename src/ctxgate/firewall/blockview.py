@@ -71,7 +71,7 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     head_end = head[-1][0] if head else 0
     blocks = [b for b in blocks if b.last > head_end]
     chosen: list[tuple[Block, list[KnownLine] | None]] = []  # None: shown whole
-    cache: dict[tuple[int, int], str] = {}  # rendered lines (redaction runs once per line)
+    cache: dict[tuple[int, int], str] = {}  # rendered lines, each rendered once
     width = min(r.policy.digest_line_max_bytes, _WIDTH)
 
     def text(chosen_now, tail_lines, rare_n) -> str:

@@ -22,7 +22,6 @@ The digest is a pure function of its inputs: the same output and context give th
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from ctxgate.firewall.binary import detect_type, hex_view, printable_strings
 from ctxgate.firewall.errorlines import select_hits
@@ -51,8 +50,6 @@ def build_digest(
     scan: ScanResult,
     ctx: DigestContext,
     policy: FirewallPolicy,
-    *,
-    redact: Callable[[bytes], bytes] | None = None,
 ) -> Digest:
     """Render the digest of a scanned output within ``policy.digest_max_bytes``.
 
@@ -65,21 +62,15 @@ def build_digest(
         scan: the streaming scan of the (redacted) output.
         ctx: archive id, tool, command, exit code, tokens, decision.
         policy: budgets and caps.
-        redact: applied to the header's command line and notes (text not in the scan).
+
+    The header's command line and notes are shown as given: the pipeline redacts them.
     """
     budget = policy.digest_max_bytes
     from dataclasses import replace
 
-    if redact is not None:
-
-        def red(text: str) -> str:
-            return redact(text.encode("utf-8", "surrogatepass")).decode("utf-8", "surrogatepass")
-
-        ctx = replace(ctx, command=red(ctx.command) if ctx.command else ctx.command,
-                      notes=tuple(red(n) for n in ctx.notes))
     if scan.legacy_8bit:
         ctx = replace(ctx, notes=(*ctx.notes, _LEGACY_NOTE))
-    r = _Renderer(scan, ctx, policy, lambda b: b)
+    r = _Renderer(scan, ctx, policy)
     if scan.binary:
         digest = r.binary(budget)
     else:
@@ -273,7 +264,7 @@ class _Renderer(Renderer):
             return None
         preview: JsonPreview | None = None
         if s.complete and s.total_bytes <= p.json_preview_max_bytes:
-            text = self.redact(s.prefix).decode("utf-8", "replace")
+            text = s.prefix.decode("utf-8", "replace")
             preview = json_preview(text, max_bytes=room)
         elif s.lines > _FEW_LINES:
             preview = self._jsonl_sample(room)
@@ -306,7 +297,7 @@ class _Renderer(Renderer):
         if len(lines) < 2:
             return None
         try:
-            records = [_json.loads(self.redact(ln)) for ln in lines + tail]
+            records = [_json.loads(ln) for ln in lines + tail]
         except (ValueError, RecursionError):
             return None
         return jsonl_preview_from_lines(records, total_records=s.lines, max_bytes=room)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxgate.firewall.policy import FirewallPolicy
@@ -83,12 +82,10 @@ def _expiry(ts: float | None) -> str:
 class Renderer:
     """Shared parts of every digest form: header, warning, drill-down, cuts."""
 
-    def __init__(self, scan: ScanResult, ctx: DigestContext, policy: FirewallPolicy,
-                 redact: Callable[[bytes], bytes]):
+    def __init__(self, scan: ScanResult, ctx: DigestContext, policy: FirewallPolicy):
         self.scan = scan
         self.ctx = ctx
         self.policy = policy
-        self.redact = redact
         self.id = ctx.archive_id
 
     # ---------------------------------------------------------------- shared parts
@@ -151,4 +148,4 @@ class Renderer:
         return f"{kept}…[+{max(0, full_len - len(kept.encode('utf-8'))):,} bytes]"
 
     def text_of(self, raw: bytes) -> str:
-        return _clean(self.redact(raw).decode("utf-8", "replace"))
+        return _clean(raw.decode("utf-8", "replace"))
