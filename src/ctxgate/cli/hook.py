@@ -7,6 +7,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from ctxgate.integrations.hooks.supervisor import DEFAULT_DEADLINE_SECONDS
+
 hook_app = typer.Typer(
     name="hook",
     help="Agent-harness hooks: gate tool calls before they run, digest large outputs after.",
@@ -58,7 +60,8 @@ def pre(
     backend: Annotated[str | None, typer.Option(
         "--backend", help="Decision backend (default: [gate] backend).")] = None,
     deadline: Annotated[float, typer.Option(
-        "--deadline", help="Seconds after which the call is blocked, whatever is running.")] = 30.0,
+        "--deadline", help="Seconds after which the call is blocked, whatever is running.")
+    ] = DEFAULT_DEADLINE_SECONDS,
 ) -> None:
     """PreToolUse: judge the call; deny, or allow (and wrap shell commands). Fails closed.
 

@@ -29,7 +29,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
-from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, classify_line
+from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "pick_blocks"]
 
@@ -205,7 +205,6 @@ class Block:
         return self.last - self.first + 1
 
 
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 _PREFIX = re.compile(
     r"^(?:[^\t\n]+\t){1,3}(?=\d{4}-\d\d-\d\dT)"  # GitHub Actions: job<TAB>step<TAB>time
     r"|^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z?\s"  # an ISO timestamp

@@ -33,12 +33,10 @@ from ctxgate.integrations.hooks.payloads import (
     check_shell_command,
     read_transcript,
 )
+from ctxgate.integrations.hooks.supervisor import BLOCK_EXIT  # the one definition
 
 __all__ = ["BLOCK_EXIT", "HookResponse", "gate_tool_name", "post_tool_use", "pre_tool_use",
            "response_text", "wrap_shell_command"]
-
-BLOCK_EXIT = 2
-"""Exit status that makes Claude Code and Codex block the tool call and show stderr."""
 
 SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell"})
 """Harness tool names (lowercased) whose ``command`` is a shell string."""
