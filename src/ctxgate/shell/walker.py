@@ -46,22 +46,21 @@ class _BashlexWalker:
 
     def command(self, node, context: str) -> None:
         words: list[str] = []
-        first = len(self.acc.redirections)
-        own: list[int] = []
+        mine: list[Redirection] = []
         for part in node.parts:
             if part.kind in ("word", "assignment"):
                 words.append(part.word)
                 self.scan_word(part, context)
             elif part.kind == "redirect":
-                own.append(len(self.acc.redirections))
-                self.redirect(part, context)
+                mine.append(self.redirect(part, context))
             else:
                 self.walk(part, context)
         start, end = node.pos
-        mine = tuple(self.acc.redirections[k] for k in own if k >= first)
-        _segment(words, self.source[start:end], context, self.acc, self.depth, True, mine)
+        _segment(words, self.source[start:end], context, self.acc, self.depth, True,
+                 tuple(mine))
 
-    def redirect(self, node, context: str) -> None:
+    def redirect(self, node, context: str) -> Redirection:
+        """Record one redirection (after any substitution in its target) and return it."""
         out = node.output
         if isinstance(out, int):
             target = str(out)
@@ -69,9 +68,11 @@ class _BashlexWalker:
             target = out.word
             self.scan_word(out, context)
         fd = node.input if isinstance(node.input, int) else None
-        self.acc.redirections.append(Redirection(operator=node.type, target=target, fd=fd))
+        made = Redirection(operator=node.type, target=target, fd=fd)
+        self.acc.redirections.append(made)
         heredoc = getattr(node, "heredoc", None)
         if heredoc is not None:
             value = heredoc.value
             body = value.rsplit("\n", 1)[0] + "\n" if "\n" in value else ""
             self.acc.heredocs.append(body)
+        return made

@@ -167,6 +167,10 @@ def test_the_parser_keeps_each_commands_own_redirections() -> None:
     assert [(r.operator, r.target) for r in cat.redirections] == [(">", "b")]
     assert parse_command("command -v rm").segments[0].program == "command"
     assert parse_command("command rm x").segments[0].program == "rm"  # a real wrapper
+    # a redirection inside a substitution in the target belongs to the inner command only
+    cat, sh = parse_command('sh <<< "$(cat < in.txt)"').segments
+    assert [(r.operator, r.target) for r in cat.redirections] == [("<", "in.txt")]
+    assert [(r.operator, r.target) for r in sh.redirections] == [("<<<", "$(cat < in.txt)")]
 
 
 @pytest.mark.parametrize("command", [
