@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -202,3 +203,16 @@ def test_find_starting_points_after_leading_options(repo: Path) -> None:
                     "find -d src -name '*.tmp' -delete"):
         e = shell_effect(command, cwd=str(repo))
         assert e is not None and e.effect is IRR and "scratch.tmp" in e.evidence, (command, e)
+
+
+def test_judging_never_runs_the_repositorys_fsmonitor(repo: Path, tmp_path: Path) -> None:
+    """`git status`, which the delete rule runs, would start a configured core.fsmonitor."""
+    marker = tmp_path / "fsmonitor-ran"
+    hook = tmp_path / "fsmonitor.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    subprocess.run(["git", "-C", str(repo), "config", "core.fsmonitor", str(hook)], check=True)
+    for command in ("rm src/app.py", "rm scratch.txt", "echo x > README.md"):
+        e = shell_effect(command, cwd=str(repo))
+        assert e is not None and e.effect in (R, IRR), (command, e)
+    assert not marker.exists()

@@ -63,10 +63,17 @@ class PathEffect:
     evidence: str
 
 
+_GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
+"""Judging a call must never run the repository's own programs: ``git status`` would start
+a configured ``core.fsmonitor`` hook (a command the repository names)."""
+
+
 def _git(cwd: str, *args: str) -> subprocess.CompletedProcess[str] | None:
     try:
-        return subprocess.run(["git", "-C", cwd, *args], capture_output=True, text=True,
-                              timeout=_GIT_TIMEOUT, check=False)
+        return subprocess.run(["git", *_GIT_SAFE, "-C", cwd, *args], capture_output=True,
+                              text=True, timeout=_GIT_TIMEOUT, check=False,
+                              stdin=subprocess.DEVNULL,
+                              env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"})
     except (OSError, subprocess.SubprocessError):
         return None
 
