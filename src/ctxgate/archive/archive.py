@@ -100,9 +100,15 @@ class Archive:
         ``redacted_by``: the caller redacts what it writes with this redactor (from
         :meth:`new_redactor`), so it can use the same redacted bytes elsewhere; its count is
         recorded and the writer does not redact again.
+
+        Raises:
+            StoreUnavailable: the archive could not be opened (see :func:`open_archive`).
         """
+        from ctxgate.archive.failure import UnavailableStore
         from ctxgate.archive.writer import EntryWriter
 
+        if isinstance(self.store, UnavailableStore):
+            self.store.write_chunks()  # raises why now, before any output is chunked
         return EntryWriter(self, meta or EntryMeta(), redacted_by=redacted_by)
 
     def put(self, data: bytes, meta: EntryMeta | None = None) -> Entry:
