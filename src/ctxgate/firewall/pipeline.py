@@ -125,10 +125,11 @@ class OutputPipeline:
                                            self.command_class.kind not in ("file_read",
                                                                            "line_selection")))
         """An output shown whole is shown redacted (``policy.redact_verbatim``)."""
-        self._shown = bytearray()
-        self._shown_total = 0
-        """The first bytes of the output as it would be shown whole (as produced, or redacted
-        when ``_shown_redacted``), and the length of that whole stream."""
+        self._raw_prefix = (bytearray() if self._redactor is not None
+                            and not self._shown_redacted else None)
+        """The first bytes as produced, kept only when an output shown whole is shown
+        unredacted while the scanner sees redacted bytes; otherwise what is shown whole is the
+        scanner's own prefix."""
         self._store_error: StoreFailure | None = None
         """Why the archive could not store the output; the run goes on without it."""
         self._writer: Any = None
@@ -160,23 +161,17 @@ class OutputPipeline:
         if not data:
             return
         self._raw_bytes += len(data)
-        if not self._shown_redacted:
-            self._keep_shown(data)
+        if self._raw_prefix is not None:
+            room = self.scanner.keep_bytes - len(self._raw_prefix)
+            if room > 0:
+                self._raw_prefix += data[:room]
         if self._redactor is not None:
             data = self._redactor.feed(data)
         self._consume(data)
 
-    def _keep_shown(self, data: bytes) -> None:
-        room = self.scanner.keep_bytes - len(self._shown)
-        if room > 0:
-            self._shown += data[:room]
-        self._shown_total += len(data)
-
     def _consume(self, data: bytes) -> None:
         if not data:
             return
-        if self._shown_redacted:
-            self._keep_shown(data)
         if self._writer is not None:
             try:
                 self._writer.write(data)
@@ -227,9 +222,10 @@ class OutputPipeline:
                                             interrupted=interrupted)
             except Exception as exc:  # noqa: BLE001 - shown bounded, marked not archived
                 self._fail(exc)
+        held_whole = (len(self._raw_prefix) == self._raw_bytes if self._raw_prefix is not None
+                      else scan.complete)
         # Not stored and not held whole: only a bounded view can be shown.
-        bounded = (entry is None and not streamed and verbatim is None
-                   and len(self._shown) != self._shown_total)
+        bounded = entry is None and not streamed and verbatim is None and not held_whole
         if self._store_error is not None:
             notes = (*notes, self._lost_note(self._raw_bytes, decision.digest or bounded,
                                              streamed))
@@ -252,14 +248,13 @@ class OutputPipeline:
         elif streamed:
             text = None
         else:
+            shown = bytes(self._raw_prefix) if self._raw_prefix is not None else scan.prefix
             if verbatim is not None and not self._shown_redacted:
                 data = verbatim
-            elif len(self._shown) == self._shown_total:  # the whole output, as it is shown
-                data = bytes(self._shown)
-            elif entry is not None:  # larger than the scanner kept: read back (redacted)
+            elif held_whole or entry is None:  # whole; or not stored (the note says so)
+                data = shown
+            else:  # larger than the scanner kept: read back (redacted)
                 data = self.archive.read(entry.id)
-            else:  # not stored: the not-archived note says what is lost
-                data = bytes(self._shown)
             text = data.decode("utf-8", "replace")
         self._finished = FirewallResult(
             text=text, decision=decision, entry=entry, digest=digest,
