@@ -387,5 +387,14 @@ def test_approve_by_audit_row_id_through_gate_check(plain: Path) -> None:
                                           "approved_runs": 1}
     code, again = check("bash", args, request="show the log", backend=CALM, cwd=plain)
     assert code == 0 and again["code"] == "approved"
+    # a check only looks: the approval is still there for the real call
+    code, again = check("bash", args, request="show the log", backend=CALM, cwd=plain)
+    assert code == 0 and again["code"] == "approved"
+    from ctxgate.gate.grants import GrantStore
+
+    home = Path(os.environ["CTXGATE_HOME"])
+    assert GrantStore.in_home(home).has("bash", record["args_sha256"])
+    # the real call uses it up, once
+    assert GrantStore.in_home(home).consume("bash", record["args_sha256"])
     code, _ = check("bash", args, request="show the log", backend=CALM, cwd=plain)
     assert code == 1

@@ -68,7 +68,9 @@ def check(
         from ctxgate.gate.approval import prompt_approver
 
         approver = prompt_approver()
-    gate = build_tool_gate(config, approver=approver)
+    # a check only asks what would happen: it must not use up a `gate approve` grant that is
+    # meant for the real call
+    gate = build_tool_gate(config, approver=approver, consume_grants=False)
     verdict = gate.decide_sync(ToolCall(tool=tool, arguments=arguments),
                                user_request=request, conversation=conversation)
     sandbox = _sandbox_line(verdict) if explain else ""

@@ -102,6 +102,8 @@ class ToolGate:
         home: the ctxgate home; when given, the remembered MCP annotations
             (``mcp-tools.json``) feed the effect rules and the one-time approvals of
             ``ctxgate gate approve`` (``gate-grants.db``) are honoured.
+        consume_grants: whether an allow by such an approval uses it up (the real call
+            does); ``False`` only looks (``ctxgate gate check`` asking what would happen).
 
     Raises:
         ConfigError: invalid settings — a threshold outside [0, 1] or NaN; an empty,
@@ -119,6 +121,7 @@ class ToolGate:
         approver: Approver | None = None,
         clock: Callable[[], float] = time.time,
         home: str | Path | None = None,
+        consume_grants: bool = True,
     ):
         if not isinstance(policy, GatePolicy):
             raise ConfigError(f"policy must be a GatePolicy, got {type(policy).__name__}")
@@ -153,6 +156,7 @@ class ToolGate:
 
             self.annotations = AnnotationStore.in_home(home)
             self.grants = GrantStore.in_home(home)
+        self.consume_grants = consume_grants
         self._approvals: dict[tuple[str, str], int] = {}
         self._audit_warned = False
         self.consecutive_denials = 0
@@ -360,6 +364,8 @@ class ToolGate:
 
     def _consume_grant(self, tool: str, digest: str) -> bool:
         try:
+            if not self.consume_grants:
+                return bool(self.grants.has(tool, digest))
             return bool(self.grants.consume(tool, digest))
         except Exception as exc:  # noqa: BLE001 - an unreadable store grants nothing
             log.warning("tool gate: the approvals store could not be read: %s", exc)

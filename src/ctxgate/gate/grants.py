@@ -92,6 +92,18 @@ class GrantStore:
         finally:
             conn.close()
 
+    def has(self, tool: str, args_sha256: str) -> bool:
+        """Whether an unused approval of this exact call waits, without using it."""
+        if not self.path.exists():
+            return False
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT remaining FROM gate_grants WHERE tool = ? AND "
+                               "args_sha256 = ?", (tool, args_sha256)).fetchone()
+            return row is not None and row[0] > 0
+        finally:
+            conn.close()
+
     def pending(self) -> list[tuple[str, str, int]]:
         """Every unused grant: (tool, args_sha256, remaining)."""
         if not self.path.exists():
