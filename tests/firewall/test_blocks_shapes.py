@@ -174,3 +174,18 @@ def test_every_mcp_hint_uses_the_expand_schema_parameter_names() -> None:
         assert params <= allowed, (name, params - allowed)
         seen |= params
     assert {"lines", "grep", "bytes", "json", "keys"} <= seen
+
+
+def test_a_rare_value_seen_twice_is_shown_at_both_lines() -> None:
+    # issue 11: the shapes list named a rare value once, at its first line; the second 503
+    # (as rare, and as likely to be the one that matters) was not shown. Fails on c3bc371.
+    second = 80_001
+
+    def make(i: int) -> str:
+        return _access(i).replace('" 200 ', '" 503 ') if i == second else _access(i)
+
+    d = digest_of(_lines(make))
+    for n in (MIDDLE, second):
+        assert re.search(rf"^\s*{n}\| .*\" 503 .*rare value 503 \(2x; 200 in 99,999 lines\)",
+                         d.text, re.M), d.text
+    assert d.size_bytes <= FirewallPolicy().digest_max_bytes

@@ -89,7 +89,10 @@ class Shape:
     first_line: int
     sample: bytes
     slots: list[dict[bytes, list] | None] = field(default_factory=list)
-    """Per slot: value -> [count, first line, sample]; None once it took too many values."""
+    """Per slot: value -> [count, first line, sample, (line, sample) of its next occurrences
+    while it is rare]; None once it took too many values."""
+    seen: list[tuple[int, bytes]] = field(default_factory=list)
+    """(line, sample) of the template's occurrences after the first, while it is rare."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,23 +176,23 @@ class ShapeMiner:
         if total_lines >= MIN_LINES and seen >= MIN_LINES and covered >= seen * _UNIFORM_SHARE:
             for s in shapes:
                 if s.count <= RARE_MAX and len(shapes) > 1:
-                    rare.append(RareLine(number=s.first_line, text=s.sample,
-                                         why=f"rare shape ({s.count}x)"))
+                    why = f"rare shape ({s.count}x)"
+                    rare += [RareLine(number=n, text=t, why=why)
+                             for n, t in [(s.first_line, s.sample), *s.seen]]
             for s in shapes:
                 if s.count < MIN_LINES:
                     continue
                 for slot in s.slots:
                     if not slot or len(slot) < 2:
                         continue
-                    main, (main_n, _, _) = max(slot.items(),
-                                               key=lambda kv: (kv[1][0], kv[0]))
-                    for value, (n, first, sample) in sorted(slot.items(),
-                                                            key=lambda kv: kv[1][1]):
+                    main, (main_n, *_) = max(slot.items(), key=lambda kv: (kv[1][0], kv[0]))
+                    for value, (n, first, sample, *more) in sorted(slot.items(),
+                                                                   key=lambda kv: kv[1][1]):
                         if n <= RARE_MAX and main_n >= MIN_LINES:
-                            rare.append(RareLine(
-                                number=first, text=sample,
-                                why=f"rare value {_show(value)} ({n}x; "
-                                    f"{_show(main)} in {main_n:,} lines)"))
+                            why = (f"rare value {_show(value)} ({n}x; "
+                                   f"{_show(main)} in {main_n:,} lines)")
+                            rare += [RareLine(number=k, text=t, why=why)
+                                     for k, t in [(first, sample), *more]]
         rare.sort(key=lambda r: r.number)
         rare = rare[:_RARE_LIST]
         top = tuple((s.count, s.first_line, s.sample) for s in shapes[:3])
@@ -214,6 +217,8 @@ class ShapeMiner:
                 s = shapes[template] = Shape(template=template, count=0, first_line=number,
                                              sample=line[:_SAMPLE_BYTES],
                                              slots=[{} for _ in values])
+            elif s.count < RARE_MAX:  # a rare shape is listed at each of its lines
+                s.seen.append((number, line[:_SAMPLE_BYTES]))
             s.count += 1
             for k, value in enumerate(values):
                 slot = s.slots[k] if k < len(s.slots) else None
@@ -221,6 +226,8 @@ class ShapeMiner:
                     continue
                 got = slot.get(value)
                 if got is not None:
+                    if got[0] < RARE_MAX:  # a rare value too, at each of its lines
+                        got.append((number, line[:_SAMPLE_BYTES]))
                     got[0] += 1
                 elif len(slot) >= SLOT_VALUES:
                     s.slots[k] = None
@@ -240,7 +247,7 @@ class ShapeMiner:
         for slot in top.slots:
             value = None
             if slot:
-                best, (n, _, _) = max(slot.items(), key=lambda kv: (kv[1][0], kv[0]))
+                best, (n, *_) = max(slot.items(), key=lambda kv: (kv[1][0], kv[0]))
                 if n >= top.count * 0.999:
                     value = best
             fixed.append(value)
