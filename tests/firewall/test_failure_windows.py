@@ -163,3 +163,43 @@ def test_repeated_line_starts_are_written_as_ditto_and_every_line_keeps_its_numb
     text = _assert_visible(log, lines, [f"Module{i}.java" for i in range(40)])
     assert "〃Module7.java:[7,5] cannot find symbol" in text
     assert "(〃 at a line's start: the same first characters as the line above)" in text
+
+
+def _maven_tests(n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        out += [f"[INFO] Running org.example.pkg{i % 17}.Module{i}Test",
+                f"[INFO] Tests run: {i % 9 + 1}, Failures: 0, Errors: 0, Skipped: 0, "
+                f"Time elapsed: 0.0{i % 10}3 s - in org.example.pkg{i % 17}.Module{i}Test"]
+    return out
+
+
+def test_passing_test_summaries_are_not_failure_blocks() -> None:
+    # "Tests run: 4, Failures: 0" matched a case-insensitive "Tests run:.*FAILURE": every
+    # passing test class became a "failure block" (fails on c3bc371)
+    lines = [*_maven_tests(900), "[INFO] BUILD SUCCESS", "[INFO] Total time:  01:02 min"]
+    res = firewall("shell", ("\n".join(lines) + "\n").encode(), archive=Archive(),
+                   policy=POLICY)
+    assert "--- failure block" not in res.text, res.text
+
+
+def test_a_stack_trace_above_the_final_summary_is_shown_too() -> None:
+    trace = ["[ERROR] Tests run: 10, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.036 s "
+             "<<< FAILURE! - in org.example.time.DurationTest",
+             "[ERROR] org.example.time.DurationTest.testOfConsumer  Time elapsed: 0.003 s  "
+             "<<< FAILURE!",
+             "org.opentest4j.AssertionFailedError: expected: <true> but was: <false>",
+             *[f"\tat org.junit.platform.engine.support.hierarchical.NodeTestTask.step{i}"
+               f"(NodeTestTask.java:{100 + i})" for i in range(70)]]
+    summary = ["[INFO] ", "[ERROR] Failures: ",
+               "[ERROR]   DurationTest.testOfConsumer:84 expected: <true> but was: <false>",
+               "[ERROR] Tests run: 7147, Failures: 1, Errors: 0, Skipped: 7", "[INFO] ",
+               "[INFO] BUILD FAILURE",
+               *[f"[ERROR] see the Maven help line {i}" for i in range(14)],
+               "Build step 'Execute shell' marked build as failure", "Finished: FAILURE"]
+    lines = [*_maven_tests(300), *trace, *_maven_tests(40), *summary]
+    text = _assert_visible(("\n".join(lines) + "\n").encode(), lines, [
+        "<<< FAILURE! - in org.example.time.DurationTest",
+        "AssertionFailedError: expected: <true> but was: <false>",
+        "DurationTest.testOfConsumer:84", "marked build as failure"])
+    assert re.search(r"--- failure block: lines [\d,]+–[\d,]+ \(java stack trace", text), text

@@ -220,7 +220,7 @@ _FRAME = re.compile(
     r"^\s*[-+]\s{0,3}\S|^\s*E\s{2,}|^\s*>\s+\S|^\s*\[ERROR\]|^\s*\[FAIL|^npm ERR!"
 )
 _SUMMARY = re.compile(
-    r"\bTests? run:.*(?:Failures|Errors): *[1-9]|\bTests run:.*FAILURE|\b\d+ (?:failed|errors?)\b|"
+    r"\bTests? run:.*(?:Failures|Errors): *[1-9]|(?-i:\bTests run:.*FAILURE)|\b\d+ (?:failed|errors?)\b|"
     r"\bBUILD (?:FAILURE|FAILED)\b|\bFAILURE: Build failed|\bFailed to execute goal\b|"
     r"\bTests (?:in error|failed)\b|\bFailed tests:|\b(?:FAIL|FAILED)\s+\S|"
     r"^=+ .*\b(?:failed|error)|\btest result: FAILED|\bexit(?:ed)? (?:with )?(?:code|status) [1-9]|"
@@ -341,7 +341,7 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
                                 label="", severity=best,
                                 lines=tuple(seg[start:end + 1])))
             i = end + 1
-    lead = _lead_up(by_no)
+    lead = _lead_up(by_no, {n for b in blocks for n in range(b.first, b.last + 1)})
     if lead is not None:
         blocks = sorted([*blocks, lead], key=lambda b: (b.first, b.last))
     return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
@@ -364,13 +364,14 @@ LEAD_UP_LINES = 24
 _TERMINAL_SCAN = 400
 
 
-def _lead_up(by_no: dict[int, KnownLine]) -> Block | None:
+def _lead_up(by_no: dict[int, KnownLine], covered: set[int]) -> Block | None:
     """The last failed step's end: the last line that ends a failed step (exit code, "marked
     build as failure", ``make: *** … Error 1``) with the lines above it, up to the command
     that ran (``$ cmd``, ``##[group]Run``) or :data:`LEAD_UP_LINES`, whatever its words.
 
     A failure need not say "error": ``flag provided but not defined`` is found here because
-    it is the last thing the failed command printed."""
+    it is the last thing the failed command printed. It stops at a line of a block found
+    from its words (``covered``): that block already says where the failure starts."""
     numbers = sorted(by_no)[-_TERMINAL_SCAN:]
     end = None
     for n in reversed(numbers):

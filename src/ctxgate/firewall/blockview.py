@@ -24,10 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = ["SOFT_TARGET_BYTES", "rare_lines", "render_blocks", "tail_known"]
 
-SOFT_TARGET_BYTES = 2_900
+SOFT_TARGET_BYTES = 3_100
 """Digest size the block form aims at (UTF-8 bytes; about 1,000 o200k tokens of CI log)."""
 _LAST_BLOCK_BYTES = 5_000
 """The last failing block may take the digest up to this size when it does not fit."""
+_SECOND_BLOCK_BYTES = 4_600
+"""A second error block that does not fit whole may take the digest up to this size."""
 _TAIL_KNOWN_LINES = 400
 _ANALYSED_LINES = 1_600
 """Most lines (windows and tail) whose roles are read to find blocks."""
@@ -95,11 +97,14 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
             keep = _fit_ends(lambda part, b=b: text([(b, part)], tail_lines, rare_n), b, room)
             chosen = [(b, keep)]
             break
-        # another block that does not fit whole: its ends, when a few lines fit
+        # another block that does not fit whole: its ends, when a few lines fit (an error
+        # or exception block may take the digest to _SECOND_BLOCK_BYTES: the cause is often
+        # a stack trace above the summary that failed the run)
+        room = min(budget, _SECOND_BLOCK_BYTES) if b.severity >= 3 else target
         keep = _fit_ends(lambda part, b=b, c=chosen: text(c + [(b, part)], tail_lines, rare_n),
-                         b, target)
+                         b, room)
         if len(keep) >= 4 and len(text(chosen + [(b, keep)], tail_lines,
-                                       rare_n).encode("utf-8")) <= target:
+                                       rare_n).encode("utf-8")) <= room:
             chosen = chosen + [(b, keep)]
         break
     out = text(chosen, tail_lines, rare_n)
