@@ -4,8 +4,10 @@ Used by :mod:`ctxgate.firewall.digest` when the output has failure blocks
 (:mod:`ctxgate.firewall.blocks`) or rare line shapes (:mod:`ctxgate.firewall.shapes`).
 Layout: header; a short head; each chosen block as ``--- failure block: lines A–B (label) ---``
 with its lines (a block larger than its share is shown from both ends with the elided range
-and the exact ``expand`` that shows it); the omitted ranges between them with their counts of
-lines that matter; the dominant and rare line shapes; the last lines; drill-down.
+and the exact ``expand`` that shows it; a long line start shared with the line above is
+written ``〃``); the omitted ranges between them with their counts of lines that matter; the
+blocks not shown, the strongest each with the ``expand`` that shows it; the dominant and rare
+line shapes; the last lines unless they are boilerplate; drill-down.
 
 The budget is spent in the order of :func:`~ctxgate.firewall.blocks.pick_blocks` (the last
 failing block first, then the first one, then by severity) until a soft size target is met.
