@@ -1,8 +1,9 @@
 """Load LogChunks: real failing Travis CI logs of 30 languages, each with a human-labelled chunk.
 
 Source: the LogChunks data set (Brandt, Panichella, Zaidman, Beller: "LogChunks: A Data Set
-for Build Log Analysis", MSR 2020; https://zenodo.org/record/3632351, published there under
-CC BY 4.0), in the adapted layout of its authors' repository
+for Build Log Analysis", MSR 2020; https://zenodo.org/record/3632351, whose record gives the
+licence: CC BY 4.0 as far as we know; the GitHub copy has no licence file, so nothing of it is
+committed here), in the adapted layout of its authors' repository
 https://github.com/lacinoire/master-thesis (folder ``tool``: ``samples/LANG/REPO/failed/N.log``
 and ``example-sets/BuildFailureReason/LANG/REPO.xml``, whose ``<Output>`` is the chunk of the
 log a person marked as the reason the build failed).
