@@ -13,8 +13,11 @@ Cost and memory: masking is Python regex work (about 20 MB/s), so the miner is e
 first :data:`EXACT_LINES` lines. After that, when one template covers nearly every line, each
 new block is checked at C speed: the literal parts of that template (with its fixed slot
 values filled in) are counted with ``bytes.count``; a block where some line lacks one of
-them is mined line by line (at most :data:`DEVIANT_BLOCKS` blocks). Otherwise one block in
-:data:`SAMPLE_EVERY` is mined. :class:`Shapes` says which lines were mined exactly, so a
+them is mined line by line (at most :data:`DEVIANT_BLOCKS` blocks). Without a dominant
+template, when two to :data:`MIX_SHAPES` templates cover 99 % of the lines (an access log
+interleaved with an application log), each gets one literal anchor that none of the others
+has, and a block conforms when the anchors' counts add up to its line count and every
+separator's count matches. Otherwise one block in :data:`SAMPLE_EVERY` is mined. :class:`Shapes` says which lines were mined exactly, so a
 digest never claims more than was looked at. Templates are capped at :data:`MAX_SHAPES`.
 """
 
