@@ -21,6 +21,7 @@ for the development split and a held-out split separately. Held out: every log o
 tuning: 13 logs).
 
 Usage: python benchmarks/digest_recall.py [DATA_DIR] [--baseline SRC] [--per-case]
+       [--logchunks DIR [--logchunks-limit N]]
 """
 
 from __future__ import annotations
@@ -102,14 +103,15 @@ def held_out(case: Path) -> bool:
         hashlib.sha256(case.name.encode()).hexdigest()[0] in "012"
 
 
-def _reachable(archive, text: str, first: int) -> bool:
-    """Whether one ``ctxgate expand`` line named in ``text`` shows line ``first``."""
+def _named_views(archive, text: str) -> set[int]:
+    """Line numbers shown by the ``ctxgate expand`` command lines named in ``text`` (each
+    command line run against the archive, its view's numbered lines collected)."""
     import argparse
 
     try:
         from ctxgate.cli.fast import FAST_OPTIONS
     except ImportError:
-        return False
+        return set()
     parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
     parser.add_argument("entry_id")
     for dest, (flags, kind) in FAST_OPTIONS.items():
@@ -117,6 +119,7 @@ def _reachable(archive, text: str, first: int) -> bool:
             parser.add_argument(*flags, dest=dest, action="store_true")
         else:
             parser.add_argument(*flags, dest=dest, type=kind)
+    seen: set[int] = set()
     for raw in text.splitlines():
         at = raw.find("ctxgate expand ")
         if at == -1:
@@ -129,14 +132,60 @@ def _reachable(archive, text: str, first: int) -> bool:
                   if k not in ("entry_id", "json_output") and v not in (None, False)}
         try:
             view = archive.expand(ns.entry_id, **kwargs)
-        except Exception:  # noqa: BLE001 - a hint that fails is not a reachable line
+        except Exception:  # noqa: BLE001 - a hint that fails reaches nothing
             continue
-        if first in {int(m) for m in _VIEW_NUMBER.findall(view.text)}:
-            return True
-    return False
+        seen |= {int(m) for m in _VIEW_NUMBER.findall(view.text)}
+    return seen
 
 
-def measure(data: Path) -> list[dict]:
+def _reachable(archive, text: str, first: int) -> bool:
+    """Whether one ``ctxgate expand`` line named in ``text`` shows line ``first``."""
+    return first in _named_views(archive, text)
+
+
+def cidiff_logs(data: Path) -> list[tuple[str, bytes, set[int], bool]]:
+    """(name, log, labelled lines, held out) of every cidiff case with a label."""
+    out = []
+    for case in cases(data):
+        log = (case / "fail.log").read_bytes()
+        ranges = [to_newline_numbers(log, r) for r in ground_truth_ranges(case / "groundtruth")]
+        gt = set().union(*ranges) if ranges else set()
+        if gt:
+            out.append((f"{case.parent.name}/{case.name}", log, gt, held_out(case)))
+    return out
+
+
+def logchunks_logs(root: Path, limit: int | None) -> list[tuple[str, bytes, set[int], bool]]:
+    """LogChunks logs whose labelled chunk was found (measure only: never tuned on)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from logchunks import examples, label_lines
+
+    out = []
+    for path, chunk in examples(root):
+        log = path.read_bytes()
+        gt = label_lines(log, chunk)
+        if gt:
+            out.append((str(path.relative_to(root / "tool/samples")), log, gt, True))
+    step = max(1, len(out) // (limit or _WATCHED))
+    if limit is not None:  # a fixed, spread sample: every k-th log
+        return out[::step][:limit]
+    return out
+
+
+_WATCHED = 200
+"""While the block digest was built, the summary numbers of the 200-log sample
+(``--logchunks-limit 200``: every k-th log) were looked at after changes; its logs were never
+read. The split "LogChunks unseen" leaves that sample out."""
+
+
+def watched(rows: list[dict]) -> set[str]:
+    """The cases of the LogChunks sample looked at during development (see _WATCHED)."""
+    chunks = [r["case"] for r in rows if r.get("source") == "logchunks"]
+    step = max(1, len(chunks) // _WATCHED)
+    return set(chunks[::step][:_WATCHED])
+
+
+def measure(logs: list[tuple[str, bytes, set[int], bool]]) -> list[dict]:
     """One row per labelled log, measured with the ctxgate on ``sys.path``."""
     from ctxgate.archive import Archive
     from ctxgate.firewall import FirewallPolicy, firewall
@@ -145,12 +194,7 @@ def measure(data: Path) -> list[dict]:
     archive = Archive()
     forced = FirewallPolicy(min_tokens=0)
     rows = []
-    for case in cases(data):
-        log = (case / "fail.log").read_bytes()
-        ranges = [to_newline_numbers(log, r) for r in ground_truth_ranges(case / "groundtruth")]
-        gt = set().union(*ranges) if ranges else set()
-        if not gt:
-            continue
+    for name, log, gt, held in logs:
         n_lines = log.count(b"\n") + (0 if log.endswith(b"\n") else 1)
         res = firewall("shell", log, archive=archive, policy=forced)
         got = shown_lines(res.text) & gt
@@ -158,52 +202,77 @@ def measure(data: Path) -> list[dict]:
         text_lines = log.split(b"\n")
         ht_text = "\n".join(text_lines[i - 1].decode("utf-8", "replace")
                             for i in ht_lines if i - 1 < len(text_lines))
+        views = _named_views(archive, res.text) if res.digested else set(gt)
         rows.append({
-            "case": f"{case.parent.name}/{case.name}", "held_out": held_out(case),
+            "case": name, "held_out": held,
             "lines": n_lines, "gt": len(gt), "shown": len(got),
             "tokens": count_tokens(res.text).count, "bytes": len(res.text.encode()),
-            "reachable": _reachable(archive, res.text, min(gt)),
+            "reachable": min(gt) in views,
+            "reach_all": len(gt & (views | got)),
             "ht_shown": len(baseline_lines(n_lines) & gt),
             "ht_tokens": count_tokens(ht_text).count,
         })
     return rows
 
 
-def summary(rows: list[dict], shown: str, tokens: str, reach: str | None) -> str:
+def summary(rows: list[dict], shown: str, tokens: str, reach: bool) -> str:
     if not rows:
-        return "| - | - | - | - | - |"
+        return "| - | - | - | - | - | - | - |"
     recall = statistics.mean(r[shown] / r["gt"] for r in rows)
     allv = sum(r[shown] == r["gt"] for r in rows) / len(rows)
     toks = sorted(r[tokens] for r in rows)
     p50 = statistics.median(toks)
     p95 = toks[min(len(toks) - 1, round(0.95 * (len(toks) - 1)))]
     pooled = sum(r[shown] for r in rows) / sum(r["gt"] for r in rows)
-    reach_s = f"{100 * sum(r[reach] for r in rows) / len(rows):.0f} %" if reach else "-"
-    return (f"| {100 * recall:.1f} % | {100 * allv:.1f} % | {p50:,.0f} | {p95:,} | {reach_s} "
-            f"| {100 * pooled:.1f} % |")
+    first = all_reach = "-"
+    if reach:
+        first = f"{100 * sum(r['reachable'] for r in rows) / len(rows):.0f} %"
+        if all("reach_all" in r for r in rows):
+            all_reach = (f"{100 * statistics.mean(r['reach_all'] / r['gt'] for r in rows):.1f} %"
+                         f" ({sum(r['reach_all'] == r['gt'] for r in rows)}/{len(rows)} logs)")
+    return (f"| {100 * recall:.1f} % | {100 * allv:.1f} % | {p50:,.0f} | {p95:,} | {first} "
+            f"| {all_reach} | {100 * pooled:.1f} % |")
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else None
 
 
 def main(argv: list[str]) -> int:
     per_case = "--per-case" in argv
     rows_only = "--rows-json" in argv
-    baseline_src = None
-    if "--baseline" in argv:
-        baseline_src = argv[argv.index("--baseline") + 1]
+    baseline_src = _option(argv, "--baseline")
+    chunks_dir = _option(argv, "--logchunks")
+    chunks_limit = _option(argv, "--logchunks-limit")
+    valued = {"--baseline", "--logchunks", "--logchunks-limit"}
     args = [a for i, a in enumerate(argv) if not a.startswith("--")
-            and (i == 0 or argv[i - 1] != "--baseline")]
+            and (i == 0 or argv[i - 1] not in valued)]
     data = Path(args[0]) if args else DEFAULT_DATA
     if not cases(data):
         print(f"no cases under {data}", file=sys.stderr)
         return 2
+    logs = [(*x, "cidiff") for x in cidiff_logs(data)]
+    if chunks_dir:
+        if not (Path(chunks_dir) / "tool/samples").is_dir():
+            print(f"no LogChunks data under {chunks_dir} (see benchmarks/logchunks.py)",
+                  file=sys.stderr)
+            return 2
+        logs += [(*x, "logchunks") for x in logchunks_logs(
+            Path(chunks_dir), int(chunks_limit) if chunks_limit else None)]
     started = time.perf_counter()
-    rows = measure(data)
+    rows = measure([x[:4] for x in logs])
+    for row, x in zip(rows, logs, strict=True):
+        row["source"] = x[4]
     if rows_only:
         print(json.dumps(rows))
         return 0
     base_rows: dict[str, dict] = {}
     if baseline_src:
         env = dict(os.environ, PYTHONPATH=baseline_src)
-        out = subprocess.run([sys.executable, __file__, str(data), "--rows-json"], env=env,
+        skip = {i for i, a in enumerate(argv) if a == "--baseline"}
+        extra = [a for i, a in enumerate(argv)
+                 if a != "--per-case" and i not in skip and i - 1 not in skip]
+        out = subprocess.run([sys.executable, __file__, *extra, "--rows-json"], env=env,
                              capture_output=True, text=True, check=True).stdout
         base_rows = {r["case"]: r for r in json.loads(out)}
     elapsed = time.perf_counter() - started
@@ -216,22 +285,32 @@ def main(argv: list[str]) -> int:
                   f"{r['tokens']:>5} {r['reachable']!s:>5} {b.get('shown', '-'):>5} "
                   f"{b.get('tokens', '-'):>5} {r['ht_shown']:>5}")
         print()
-    print(f"{len(rows)} labelled CI logs (cidiff), {sum(r['gt'] for r in rows):,} labelled lines;"
-          f" {elapsed:.1f} s. Recall and all-visible are per-log means; tokens o200k_base.")
+    print(f"{len(rows)} labelled CI logs, {sum(r['gt'] for r in rows):,} labelled lines;"
+          f" {elapsed:.1f} s; load average {os.getloadavg()[0]:.1f}. Recall and all-visible"
+          " are per-log means; tokens o200k_base.")
     print("| digest | split | logs | line recall | all visible | tokens p50 | tokens p95 "
-          "| first line reachable by one named expand | pooled line recall |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for split, pick in (("all", lambda r: True), ("dev", lambda r: not r["held_out"]),
-                        ("held-out", lambda r: r["held_out"])):
+          "| first line reachable by one named expand | labelled lines visible or reachable "
+          "by a named expand | pooled line recall |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    splits = [("cidiff all", lambda r: r["source"] == "cidiff"),
+              ("cidiff dev", lambda r: r["source"] == "cidiff" and not r["held_out"]),
+              ("cidiff held-out", lambda r: r["source"] == "cidiff" and r["held_out"])]
+    if chunks_dir:
+        seen = watched(rows) if not chunks_limit else set()
+        splits.append(("LogChunks (measure only)", lambda r: r["source"] == "logchunks"))
+        if seen:
+            splits.append(("LogChunks unseen (not the 200 watched)",
+                           lambda r: r["source"] == "logchunks" and r["case"] not in seen))
+    for split, pick in splits:
         part = [r for r in rows if pick(r)]
         print(f"| ctxgate (this checkout) | {split} | {len(part)} "
-              + summary(part, "shown", "tokens", "reachable"))
+              + summary(part, "shown", "tokens", True))
         if base_rows:
             bpart = [base_rows[r["case"]] for r in part if r["case"] in base_rows]
             print(f"| ctxgate (baseline {baseline_src}) | {split} | {len(bpart)} "
-                  + summary(bpart, "shown", "tokens", "reachable"))
+                  + summary(bpart, "shown", "tokens", True))
         print(f"| head 20 + tail 8 (lean-ctx shape) | {split} | {len(part)} "
-              + summary(part, "ht_shown", "ht_tokens", None))
+              + summary(part, "ht_shown", "ht_tokens", False))
     return 0
 
 

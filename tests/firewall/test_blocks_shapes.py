@@ -174,3 +174,45 @@ def test_every_mcp_hint_uses_the_expand_schema_parameter_names() -> None:
         assert params <= allowed, (name, params - allowed)
         seen |= params
     assert {"lines", "grep", "bytes", "json", "keys"} <= seen
+
+
+def test_a_rare_value_seen_twice_is_shown_at_both_lines() -> None:
+    # issue 11: the shapes list named a rare value once, at its first line; the second 503
+    # (as rare, and as likely to be the one that matters) was not shown. Fails on c3bc371.
+    second = 80_001
+
+    def make(i: int) -> str:
+        return _access(i).replace('" 200 ', '" 503 ') if i == second else _access(i)
+
+    d = digest_of(_lines(make))
+    for n in (MIDDLE, second):
+        assert re.search(rf"^\s*{n}\| .*\" 503 .*rare value 503 \(2x; 200 in 99,999 lines\)",
+                         d.text, re.M), d.text
+    assert d.size_bytes <= FirewallPolicy().digest_max_bytes
+
+
+def _interleaved(i: int) -> str:
+    if i == 77_777:
+        return "2026-12-01T10:00:00Z worker-3 processed batch 77777 in 12 ms; checksum mismatch"
+    if i % 2:
+        return _access(i)
+    return f"2026-12-01T10:00:{i % 60:02d}Z worker-{i % 7} processed batch {i} in {i % 97} ms"
+
+
+def test_one_odd_line_among_two_interleaved_shapes_is_shown() -> None:
+    # issue 11: an access log interleaved with an app log has no single dominant shape; the
+    # miner sampled one block in 16 and the digest said "outliers elsewhere are not ruled
+    # out". Now the two shapes are checked together at C speed. Fails on c3bc371.
+    d = digest_of(_lines(_interleaved))
+    assert re.search(r"^\s*77777\| .*checksum mismatch.*rare shape \(1x\)", d.text, re.M), d.text
+    assert "sampled" not in d.text
+    assert d.size_bytes <= FirewallPolicy().digest_max_bytes
+
+
+def test_a_503_among_interleaved_shapes_is_a_rare_value() -> None:
+    def make(i: int) -> str:
+        line = _interleaved(i) if i != 77_777 else _access(i)
+        return line.replace('" 200 ', '" 503 ') if i == 60_001 else line
+
+    d = digest_of(_lines(make))
+    assert re.search(r"^\s*60001\| .*\" 503 .*rare value 503", d.text, re.M), d.text

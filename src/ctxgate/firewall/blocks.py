@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
-__all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "pick_blocks"]
+__all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
+           "pick_blocks"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -219,7 +220,7 @@ _FRAME = re.compile(
     r"^\s*[-+]\s{0,3}\S|^\s*E\s{2,}|^\s*>\s+\S|^\s*\[ERROR\]|^\s*\[FAIL|^npm ERR!"
 )
 _SUMMARY = re.compile(
-    r"\bTests? run:.*(?:Failures|Errors): *[1-9]|\bTests run:.*FAILURE|\b\d+ (?:failed|errors?)\b|"
+    r"\bTests? run:.*(?:Failures|Errors): *[1-9]|(?-i:\bTests run:.*FAILURE)|\b\d+ (?:failed|errors?)\b|"
     r"\bBUILD (?:FAILURE|FAILED)\b|\bFAILURE: Build failed|\bFailed to execute goal\b|"
     r"\bTests (?:in error|failed)\b|\bFailed tests:|\b(?:FAIL|FAILED)\s+\S|"
     r"^=+ .*\b(?:failed|error)|\btest result: FAILED|\bexit(?:ed)? (?:with )?(?:code|status) [1-9]|"
@@ -276,6 +277,11 @@ def _role(text: str) -> tuple[str, int]:
     if _FRAME.search(text):
         return "cont", 0
     return "other", 0
+
+
+def is_boilerplate(line: KnownLine) -> bool:
+    """Whether a line is CI boilerplate (cleanup, cache upload, blank, ``Finished:``)."""
+    return _role(_text(line))[0] == "boiler"
 
 
 def _segments(lines: list[KnownLine]) -> list[list[KnownLine]]:
@@ -335,9 +341,58 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
                                 label="", severity=best,
                                 lines=tuple(seg[start:end + 1])))
             i = end + 1
+    lead = _lead_up(by_no, {n for b in blocks for n in range(b.first, b.last + 1)})
+    if lead is not None:
+        blocks = sorted([*blocks, lead], key=lambda b: (b.first, b.last))
     return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
                                     lines=b.lines, label=_label([_text(x) for x in b.lines]))
             for b in _bridge(_merge(blocks), by_no)]
+
+
+_TERMINAL = re.compile(
+    r"Process completed with exit code [1-9]|^The command \".*\" (?:exited|failed) with [1-9]|"
+    r"marked build as fail|^make(?:\[\d+\])?: \*\*\* .*Error \d+|npm ERR! code ELIFECYCLE|"
+    r"process didn't exit successfully|^error: (?:test failed|could not compile)|"
+    r"\bexit(?:ed)? (?:with )?(?:code |status )?[1-9]\d*\.?\s*$|^FAILURE: Build failed|"
+    r"\bBUILD FAIL(?:URE|ED)\b|^FAIL(?:ED)?\s*$|^ERROR: Job failed|Command exited with",
+    re.I,
+)
+"""A line that ends a failed step: the lines just above it are that step's last output."""
+_COMMAND_ECHO = re.compile(r"^\$ \S|^##\[group\]Run |^\[command\]|^> Task :|^\+ \S|^Run ")
+LEAD_UP_LINES = 24
+"""Lines above the last line that ends a failed step shown with it (its output's end)."""
+_TERMINAL_SCAN = 400
+
+
+def _lead_up(by_no: dict[int, KnownLine], covered: set[int]) -> Block | None:
+    """The last failed step's end: the last line that ends a failed step (exit code, "marked
+    build as failure", ``make: *** … Error 1``) with the lines above it, up to the command
+    that ran (``$ cmd``, ``##[group]Run``) or :data:`LEAD_UP_LINES`, whatever its words.
+
+    A failure need not say "error": ``flag provided but not defined`` is found here because
+    it is the last thing the failed command printed. It stops at a line of a block found
+    from its words (``covered``): that block already says where the failure starts."""
+    numbers = sorted(by_no)[-_TERMINAL_SCAN:]
+    end = None
+    for n in reversed(numbers):
+        text = _text(by_no[n])
+        if _TERMINAL.search(text) and not _BOILER_START.match(text):
+            end = n
+            break
+    if end is None:
+        return None
+    lines = [by_no[end]]
+    n = end - 1
+    while n in by_no and len(lines) <= LEAD_UP_LINES:
+        text = _text(by_no[n])
+        lines.append(by_no[n])
+        if _COMMAND_ECHO.match(text):
+            break
+        n -= 1
+    lines.reverse()
+    while len(lines) > 1 and not _text(lines[0]).strip():
+        lines.pop(0)
+    return Block(first=lines[0].number, last=end, label="", severity=3, lines=tuple(lines))
 
 
 def _indent(text: str) -> int:

@@ -4,8 +4,10 @@ Used by :mod:`ctxgate.firewall.digest` when the output has failure blocks
 (:mod:`ctxgate.firewall.blocks`) or rare line shapes (:mod:`ctxgate.firewall.shapes`).
 Layout: header; a short head; each chosen block as ``--- failure block: lines A–B (label) ---``
 with its lines (a block larger than its share is shown from both ends with the elided range
-and the exact ``expand`` that shows it); the omitted ranges between them with their counts of
-lines that matter; the dominant and rare line shapes; the last lines; drill-down.
+and the exact ``expand`` that shows it; a long line start shared with the line above is
+written ``〃``); the omitted ranges between them with their counts of lines that matter; the
+blocks not shown, the strongest each with the ``expand`` that shows it; the dominant and rare
+line shapes; the last lines unless they are boilerplate; drill-down.
 
 The budget is spent in the order of :func:`~ctxgate.firewall.blocks.pick_blocks` (the last
 failing block first, then the first one, then by severity) until a soft size target is met.
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ctxgate.firewall.blocks import Block, KnownLine, find_blocks, pick_blocks
+from ctxgate.firewall.blocks import Block, KnownLine, find_blocks, is_boilerplate, pick_blocks
 from ctxgate.firewall.render import GREP_MATTERS, Digest
 
 if TYPE_CHECKING:
@@ -24,16 +26,20 @@ if TYPE_CHECKING:
 
 __all__ = ["SOFT_TARGET_BYTES", "rare_lines", "render_blocks", "tail_known"]
 
-SOFT_TARGET_BYTES = 3_300
+SOFT_TARGET_BYTES = 2_900
 """Digest size the block form aims at (UTF-8 bytes; about 1,000 o200k tokens of CI log)."""
-_LAST_BLOCK_BYTES = 5_200
+_LAST_BLOCK_BYTES = 5_000
 """The last failing block may take the digest up to this size when it does not fit."""
+_SECOND_BLOCK_BYTES = 4_600
+"""A second error block that does not fit whole may take the digest up to this size."""
 _TAIL_KNOWN_LINES = 400
 _ANALYSED_LINES = 1_600
 """Most lines (windows and tail) whose roles are read to find blocks."""
-_HEAD_LINES = 4
-_TAIL_LINES = 3
+_HEAD_LINES = 2
+_TAIL_LINES = 2
 _WIDTH = 160
+_EDGE_WIDTH = 120
+"""Head and tail lines are cut shorter than block lines: they rarely explain a failure."""
 _MAX_BLOCKS = 6
 """Blocks shown at most (fewer with a smaller ``digest_error_lines``); the rest are counted."""
 _STAMP = re.compile(rb"(?:[^\t\n]*\t){0,3}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
@@ -77,7 +83,10 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     def text(chosen_now, tail_lines, rare_n) -> str:
         return _assemble(r, head, chosen_now, tail_lines, rare[:rare_n], width, blocks, cache)
 
+    # the last lines, unless they are boilerplate (cleanup, uploads): the omitted range says so
     tail_lines = [x for x in tail[-_TAIL_LINES:] if x.number > head_end]
+    if all(is_boilerplate(x) for x in tail_lines):
+        tail_lines = []
     rare_n = min(len(rare), 6)
     max_blocks = max(1, min(r.policy.digest_error_lines, _MAX_BLOCKS))
     for i, b in enumerate(pick_blocks(blocks, s.lines)[:max_blocks]):
@@ -90,11 +99,14 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
             keep = _fit_ends(lambda part, b=b: text([(b, part)], tail_lines, rare_n), b, room)
             chosen = [(b, keep)]
             break
-        # another block that does not fit whole: its ends, when a few lines fit
+        # another block that does not fit whole: its ends, when a few lines fit (an error
+        # or exception block may take the digest to _SECOND_BLOCK_BYTES: the cause is often
+        # a stack trace above the summary that failed the run)
+        room = min(budget, _SECOND_BLOCK_BYTES) if b.severity >= 3 else target
         keep = _fit_ends(lambda part, b=b, c=chosen: text(c + [(b, part)], tail_lines, rare_n),
-                         b, target)
+                         b, room)
         if len(keep) >= 4 and len(text(chosen + [(b, keep)], tail_lines,
-                                       rare_n).encode("utf-8")) <= target:
+                                       rare_n).encode("utf-8")) <= room:
             chosen = chosen + [(b, keep)]
         break
     out = text(chosen, tail_lines, rare_n)
@@ -167,27 +179,33 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
     gutter = max(4, len(str(s.lines)))
     fmt = f"{{:>{gutter}}}| {{}}"
 
-    def line_of(k: KnownLine) -> str:
-        key = (k.number, width)
+    def line_of(k: KnownLine, above: KnownLine | None = None) -> str:
+        key = (k.number, width, above is not None)
         done = cache.get(key)
         if done is None:
-            done = cache[key] = render_line(k)
+            done = cache[key] = render_line(k, width, above)
         return done
 
-    def render_line(k: KnownLine) -> str:
-        raw = k.raw
-        stamp = _STAMP.match(raw)
-        if stamp:  # CI timestamps cost ~10 tokens a line and say nothing about the failure
-            raw = raw[stamp.end():]
-        return fmt.format(k.number, r.cut(r.text_of(raw), width,
-                                          k.length - (stamp.end() if stamp else 0)))
+    def render_line(k: KnownLine, cut_at: int, above: KnownLine | None = None) -> str:
+        raw, full = _unstamped_raw(k)
+        text = r.text_of(raw)
+        if above is not None:  # a long start shared with the line above is written 〃
+            same = _shared_start(r.text_of(_unstamped_raw(above)[0]), text)
+            if same:
+                rest = text[same:]
+                return fmt.format(k.number, _DITTO + r.cut(
+                    rest, cut_at, full - len(text[:same].encode("utf-8"))))
+        return fmt.format(k.number, r.cut(text, cut_at, full))
 
     body: list[str] = []
     if head:
         body.append(f"--- head: lines 1-{head[-1][0]:,} ---")
-        body += [fmt.format(n, r.cut(t, width, ln)) for n, t, ln in head]
+        body += [fmt.format(n, r.cut(_unstamped(t), min(width, _EDGE_WIDTH), ln))
+                 for n, t, ln in head]
     pos = (head[-1][0] if head else 0) + 1
     hits = s.hits
+    dittoed = False
+    legend_at = len(body)
     for b, part in sorted(chosen, key=lambda c: c[0].first):
         first = max(b.first, pos)
         body += _omitted(pos, first - 1, hits)
@@ -197,29 +215,34 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
         lines = [x for x in (part or b.lines) if x.number >= first]
         prev = None
         for k in lines:
-            if prev is not None and k.number > prev + 1:
-                body.append(f"  … lines {prev + 1:,}–{k.number - 1:,} of this block not shown: "
-                            f"ctxgate expand {r.id} --lines {prev + 1}:{k.number - 1}")
-            body.append(line_of(k))
-            prev = k.number
+            if prev is not None and k.number > prev.number + 1:
+                body.append(f"  … lines {prev.number + 1:,}–{k.number - 1:,} of this block not "
+                            f"shown: ctxgate expand {r.id} --lines {prev.number + 1}:"
+                            f"{k.number - 1}")
+            above = prev if prev is not None and prev.number == k.number - 1 else None
+            line = line_of(k, above)
+            if _DITTO in line[:gutter + 3] and not dittoed:
+                dittoed = True
+                body.insert(legend_at, f"({_DITTO} at a line's start: the same first "
+                                       "characters as the line above)")
+            body.append(line)
+            prev = k
         pos = b.last + 1
     more = len(all_blocks) - len(chosen)
     tail = [k for k in tail if k.number >= pos]
     end = tail[0].number - 1 if tail else s.lines
     body += _omitted(pos, end, hits)
     if more > 0:
-        body.append(f"{more} more failure block(s) not shown; find them with: "
-                    f"ctxgate expand {r.id} --grep '{GREP_MATTERS}' -i -C 2")
+        body += _unshown(r, chosen, all_blocks, more)
     inside = {k.number for b, part in chosen for k in (part or b.lines)}
     body += _shape_lines(r, [x for x in rare if x.number not in inside], fmt, width)
     if tail:
         body.append(f"--- tail: lines {tail[0].number:,}-{s.lines:,} ---")
-        body += [line_of(k) for k in tail]
+        body += [render_line(k, min(width, _EDGE_WIDTH)) for k in tail]
     if s.hit_counts:
         kinds = ", ".join(f"{k} {v:,}" for k, v in s.hit_counts.items())
         exact = "" if s.hits_exact else f" (classified up to line {s.hits_counted_to:,})"
-        body.append(f"lines that matter: {sum(s.hit_counts.values()):,} in the output "
-                    f"({kinds}){exact}")
+        body.append(f"lines that matter: {sum(s.hit_counts.values()):,} ({kinds}){exact}")
     sel = []
     first_block = min((b for b, _ in chosen), key=lambda b: b.first, default=None)
     if first_block is not None:
@@ -237,6 +260,60 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
     if s.longest_line >= r.policy.long_line_bytes:
         sel.append(("--bytes 0:4096", 'bytes="0:4096"'))
     return "\n".join(r.header() + body + r.warning() + r.drill(sel[:4], compact=False))
+
+
+_UNSHOWN_LISTED = 3
+
+
+def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[str]:
+    """The failure blocks not shown: the strongest few by range and label, each with the
+    exact ``expand`` that shows it; a count of the rest."""
+    shown = {(b.first, b.last) for b, _ in chosen}
+    rest = [b for b in pick_blocks(all_blocks, r.scan.lines) if (b.first, b.last) not in shown]
+    out = [f"--- {more} more failure block(s) not shown"
+           + (f"; the {min(more, _UNSHOWN_LISTED)} strongest:" if rest else "") + " ---"]
+    for b in sorted(rest[:_UNSHOWN_LISTED], key=lambda b: b.first):
+        hi = min(b.last, b.first + 199)
+        where = f"{b.first:,}" if b.size == 1 else f"{b.first:,}–{b.last:,}"
+        out.append(f"  {where} ({b.label}): ctxgate expand {r.id} --lines {b.first}:{hi}")
+    return out
+
+
+_DITTO = "〃"
+_DITTO_MIN = 28
+"""A line's start shared with the line above is written 〃 when at least this many characters
+(cut at a separator, so the rest starts a word): repeated paths and package names cost about
+one o200k token per four characters."""
+_SEPARATORS = " /\\.:(["
+
+
+def _shared_start(above: str, text: str) -> int:
+    """Characters of ``text`` to write as 〃: the start it shares with ``above``, cut just after
+    a separator; 0 when that is shorter than :data:`_DITTO_MIN` or leaves nothing."""
+    n = 0
+    for a, b in zip(above, text, strict=False):
+        if a != b:
+            break
+        n += 1
+    if n < _DITTO_MIN or n >= len(text):
+        return 0
+    while n > 0 and text[n - 1] not in _SEPARATORS:
+        n -= 1
+    return n if n >= _DITTO_MIN else 0
+
+
+def _unstamped_raw(k: KnownLine) -> tuple[bytes, int]:
+    """A line's bytes without a CI timestamp (``2022-05-30T09:10:31.1584995Z``; about ten
+    tokens that say nothing about the failure), and its full length without it."""
+    stamp = _STAMP.match(k.raw)
+    if stamp is None:
+        return k.raw, k.length
+    return k.raw[stamp.end():], k.length - stamp.end()
+
+
+def _unstamped(text: str) -> str:
+    stamp = _STAMP.match(text.encode("utf-8"))
+    return text[len(stamp.group().decode("utf-8", "replace")):] if stamp else text
 
 
 def _omitted(a: int, b: int, hits) -> list[str]:

@@ -13,8 +13,11 @@ Cost and memory: masking is Python regex work (about 20 MB/s), so the miner is e
 first :data:`EXACT_LINES` lines. After that, when one template covers nearly every line, each
 new block is checked at C speed: the literal parts of that template (with its fixed slot
 values filled in) are counted with ``bytes.count``; a block where some line lacks one of
-them is mined line by line (at most :data:`DEVIANT_BLOCKS` blocks). Otherwise one block in
-:data:`SAMPLE_EVERY` is mined. :class:`Shapes` says which lines were mined exactly, so a
+them is mined line by line (at most :data:`DEVIANT_BLOCKS` blocks). Without a dominant
+template, when two to :data:`MIX_SHAPES` templates cover 99 % of the lines (an access log
+interleaved with an application log), each gets one literal anchor that none of the others
+has, and a block conforms when the anchors' counts add up to its line count and every
+separator's count matches. Otherwise one block in :data:`SAMPLE_EVERY` is mined. :class:`Shapes` says which lines were mined exactly, so a
 digest never claims more than was looked at. Templates are capped at :data:`MAX_SHAPES`.
 """
 
@@ -29,6 +32,9 @@ EXACT_LINES = 4_000
 """Lines mined one by one from the start."""
 DEVIANT_BLOCKS = 8
 """Blocks (after the exact start) mined line by line because a line deviated."""
+MIX_SHAPES = 4
+"""Without a dominant template, at most this many templates may share the check."""
+_MIX_SHARE = 0.99
 SAMPLE_EVERY = 16
 """Without a dominant template, one block in this many is mined after the exact start."""
 MAX_SHAPES = 2_000
@@ -89,7 +95,10 @@ class Shape:
     first_line: int
     sample: bytes
     slots: list[dict[bytes, list] | None] = field(default_factory=list)
-    """Per slot: value -> [count, first line, sample]; None once it took too many values."""
+    """Per slot: value -> [count, first line, sample, (line, sample) of its next occurrences
+    while it is rare]; None once it took too many values."""
+    seen: list[tuple[int, bytes]] = field(default_factory=list)
+    """(line, sample) of the template's occurrences after the first, while it is rare."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +154,8 @@ class ShapeMiner:
         self._dominant: Shape | None = None
         self._fixed: list[tuple[int, bytes]] = []
         self._profile: list[tuple[bytes, int]] = []
+        self._mix: list[tuple[Shape, bytes, dict[bytes, int], list[tuple[int, bytes]]]] = []
+        self._mix_chars: list[bytes] = []
 
     def feed(self, block: bytes, first_no: int) -> None:
         """Mine a block (it ends at a newline, or is the output's last piece)."""
@@ -173,23 +184,23 @@ class ShapeMiner:
         if total_lines >= MIN_LINES and seen >= MIN_LINES and covered >= seen * _UNIFORM_SHARE:
             for s in shapes:
                 if s.count <= RARE_MAX and len(shapes) > 1:
-                    rare.append(RareLine(number=s.first_line, text=s.sample,
-                                         why=f"rare shape ({s.count}x)"))
+                    why = f"rare shape ({s.count}x)"
+                    rare += [RareLine(number=n, text=t, why=why)
+                             for n, t in [(s.first_line, s.sample), *s.seen]]
             for s in shapes:
                 if s.count < MIN_LINES:
                     continue
                 for slot in s.slots:
                     if not slot or len(slot) < 2:
                         continue
-                    main, (main_n, _, _) = max(slot.items(),
-                                               key=lambda kv: (kv[1][0], kv[0]))
-                    for value, (n, first, sample) in sorted(slot.items(),
-                                                            key=lambda kv: kv[1][1]):
+                    main, (main_n, *_) = max(slot.items(), key=lambda kv: (kv[1][0], kv[0]))
+                    for value, (n, first, sample, *more) in sorted(slot.items(),
+                                                                   key=lambda kv: kv[1][1]):
                         if n <= RARE_MAX and main_n >= MIN_LINES:
-                            rare.append(RareLine(
-                                number=first, text=sample,
-                                why=f"rare value {_show(value)} ({n}x; "
-                                    f"{_show(main)} in {main_n:,} lines)"))
+                            why = (f"rare value {_show(value)} ({n}x; "
+                                   f"{_show(main)} in {main_n:,} lines)")
+                            rare += [RareLine(number=k, text=t, why=why)
+                                     for k, t in [(first, sample), *more]]
         rare.sort(key=lambda r: r.number)
         rare = rare[:_RARE_LIST]
         top = tuple((s.count, s.first_line, s.sample) for s in shapes[:3])
@@ -214,6 +225,8 @@ class ShapeMiner:
                 s = shapes[template] = Shape(template=template, count=0, first_line=number,
                                              sample=line[:_SAMPLE_BYTES],
                                              slots=[{} for _ in values])
+            elif s.count < RARE_MAX:  # a rare shape is listed at each of its lines
+                s.seen.append((number, line[:_SAMPLE_BYTES]))
             s.count += 1
             for k, value in enumerate(values):
                 slot = s.slots[k] if k < len(s.slots) else None
@@ -221,6 +234,8 @@ class ShapeMiner:
                     continue
                 got = slot.get(value)
                 if got is not None:
+                    if got[0] < RARE_MAX:  # a rare value too, at each of its lines
+                        got.append((number, line[:_SAMPLE_BYTES]))
                     got[0] += 1
                 elif len(slot) >= SLOT_VALUES:
                     s.slots[k] = None
@@ -229,43 +244,17 @@ class ShapeMiner:
         self._mined += len(lines)
 
     def _plan(self) -> None:
-        """After the exact start: find a dominant template and the literal anchors to check."""
+        """After the exact start: find a dominant template and the literal anchors to check
+        (or, without one, the few templates that together cover nearly every line)."""
         self._anchors = []
         if not self._shapes or not self._mined:
             return
         top = max(self._shapes.values(), key=lambda s: (s.count, -s.first_line))
         if top.count < self._mined * _DOMINANT_SHARE:
+            self._plan_mix()
             return
-        fixed: list[bytes | None] = []
-        for slot in top.slots:
-            value = None
-            if slot:
-                best, (n, _, _) = max(slot.items(), key=lambda kv: (kv[1][0], kv[0]))
-                if n >= top.count * 0.999:
-                    value = best
-            fixed.append(value)
-        # literal runs of the template, with fixed slot values filled in
-        pieces: list[tuple[bool, bytes]] = []  # (holds a fixed slot value, literal run)
-        cur = b""
-        valued = False
-        k = 0
-        for ch in re.split(rb"([\x01\x02])", top.template):
-            if ch == _STRONG_MARK:
-                pieces.append((valued, cur))
-                cur, valued = b"", False
-            elif ch == _WEAK_MARK:
-                value = fixed[k] if k < len(fixed) else None
-                k += 1
-                if value is None:
-                    pieces.append((valued, cur))
-                    cur, valued = b"", False
-                else:
-                    cur += value
-                    valued = True
-            else:
-                cur += ch
-        pieces.append((valued, cur))
-        ranked = sorted({p for p in pieces if len(p[1].strip()) >= 3},
+        fixed = _fixed_values(top)
+        ranked = sorted({p for p in _pieces(top.template, fixed) if len(p[1].strip()) >= 3},
                         key=lambda p: (not p[0], -len(p[1]), p[1]))
         self._anchors = [p[1] for p in ranked[:2]]
         # separators are never inside a masked token: their count per line is the template's
@@ -275,9 +264,77 @@ class ShapeMiner:
         self._dominant = top
         self._fixed = [(i, v) for i, v in enumerate(fixed) if v is not None]
 
+    def _plan_mix(self) -> None:
+        """Two to :data:`MIX_SHAPES` templates covering :data:`_MIX_SHARE` of the lines (an
+        access log interleaved with an app log): each gets one literal anchor found in none of
+        the others, so a block is checked by counting anchors and separators."""
+        # templates that differ only in which numbers were short slots check as one group
+        groups: dict[bytes, list[Shape]] = {}
+        for shape in sorted(self._shapes.values(), key=lambda s: (-s.count, s.first_line)):
+            groups.setdefault(shape.template.replace(_WEAK_MARK, _STRONG_MARK), []).append(shape)
+        ranked = sorted(groups.items(), key=lambda kv: (-sum(x.count for x in kv[1]),
+                                                        kv[1][0].first_line))
+        take: list[tuple[bytes, list[Shape]]] = []
+        covered = 0
+        for key, members in ranked[:MIX_SHAPES]:
+            take.append((key, members))
+            covered += sum(x.count for x in members)
+            if covered >= self._mined * _MIX_SHARE:
+                break
+        if len(take) < 2 or covered < self._mined * _MIX_SHARE:
+            return
+        mix: list[tuple[Shape, bytes, dict[bytes, int], list[tuple[int, bytes]]]] = []
+        for key, members in take:
+            shape = members[0]  # lines of the group are counted as its commonest template's
+            fixed = _fixed_values(shape) if len(members) == 1 else []
+            others = [o for k, group in take if k != key for o in group]
+            cands = sorted({p for p in _pieces(key if not fixed else shape.template, fixed)
+                            if len(p[1].strip()) >= 3},
+                           key=lambda p: (not p[0], -len(p[1]), p[1]))
+            anchor = next((a for _, a in cands if shape.sample.count(a) == 1 and not any(
+                a in o.sample or a in o.template for o in others)), None)
+            if anchor is None:
+                return
+            seps = {bytes([c]): key.count(bytes([c])) for c in _SEPARATORS}
+            mix.append((shape, anchor, seps,
+                        [(i, v) for i, v in enumerate(fixed) if v is not None]))
+        chars = [bytes([c]) for c in _SEPARATORS
+                 if any(m[2][bytes([c])] for m in mix) or c in b" \t"][:6]
+        self._mix = mix
+        self._mix_chars = chars
+
+    def _mix_counts(self, data: bytes, n: int) -> list[int] | None:
+        """Lines of each mixed template in ``data`` (``n`` lines), or None when some line
+        fits none of them."""
+        counts = [data.count(m[1]) for m in self._mix]
+        if sum(counts) != n:
+            return None
+        for c in self._mix_chars:
+            if data.count(c) != sum(k * m[2][c] for k, m in zip(counts, self._mix, strict=True)):
+                return None
+        return counts
+
+    def _count_mix(self, counts: list[int]) -> None:
+        for k, (shape, _, _, fixed) in zip(counts, self._mix, strict=True):
+            shape.count += k
+            for i, value in fixed:
+                slot = shape.slots[i]
+                if slot is not None and value in slot:
+                    slot[value][0] += k
+        self._checked += sum(counts)
+
     def _after(self, block: bytes, first_no: int) -> None:
         self._blocks_after += 1
         n = block.count(b"\n") + (0 if block.endswith(b"\n") or not block else 1)
+        if self._mix:
+            counts = self._mix_counts(block, n)
+            if counts is not None:
+                self._count_mix(counts)
+                return
+            if self._deviant_blocks < DEVIANT_BLOCKS:
+                self._deviant_blocks += 1
+                self._split_mix(block, first_no)
+                return
         top = self._dominant
         if top is not None:
             if self._conforms(block, n):
@@ -319,7 +376,60 @@ class ShapeMiner:
         self._count_dominant(ok)
 
 
+    def _split_mix(self, block: bytes, first_no: int) -> None:
+        """Count the lines of a block that fit a mixed template; mine the others."""
+        lines = block.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        total = [0] * len(self._mix)
+        for i, line in enumerate(lines):
+            counts = self._mix_counts(line, 1)
+            if counts is None:
+                self._mine([line], first_no + i)
+            else:
+                total = [a + b for a, b in zip(total, counts, strict=True)]
+        self._count_mix(total)
+
+
 _SAMPLE_LINES = 256
+
+
+def _fixed_values(shape: Shape) -> list[bytes | None]:
+    """Per slot of ``shape``: the value it takes in 99.9 % of its lines, else None."""
+    fixed: list[bytes | None] = []
+    for slot in shape.slots:
+        value = None
+        if slot:
+            best, (n, *_) = max(slot.items(), key=lambda kv: (kv[1][0], kv[0]))
+            if n >= shape.count * 0.999:
+                value = best
+        fixed.append(value)
+    return fixed
+
+
+def _pieces(template: bytes, fixed: list[bytes | None]) -> list[tuple[bool, bytes]]:
+    """The literal runs of a template, fixed slot values filled in: (holds a value, run)."""
+    pieces: list[tuple[bool, bytes]] = []
+    cur = b""
+    valued = False
+    k = 0
+    for ch in re.split(rb"([\x01\x02])", template):
+        if ch == _STRONG_MARK:
+            pieces.append((valued, cur))
+            cur, valued = b"", False
+        elif ch == _WEAK_MARK:
+            value = fixed[k] if k < len(fixed) else None
+            k += 1
+            if value is None:
+                pieces.append((valued, cur))
+                cur, valued = b"", False
+            else:
+                cur += value
+                valued = True
+        else:
+            cur += ch
+    pieces.append((valued, cur))
+    return pieces
 
 
 def _show(value: bytes) -> str:

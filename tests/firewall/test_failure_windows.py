@@ -1,0 +1,205 @@
+"""Issue 11, item 1 (blocks, not lines) on real tool output of other ecosystems than Java.
+
+Each test runs a real tool (pytest, gcc through make, node, rustc) on a small failing project,
+puts its output where a CI log has it (a long setup above, the step's exit line and
+post-job boilerplate below) and checks that the lines a person reads to understand the
+failure are shown with their numbers. The labelled lines were chosen by reading the tool's
+output, before the digest was run. Every test but the gcc and rustc ones fails on the digest
+before this change (main at c3bc371), which showed the last failing block only up to its
+keyword lines, ended with boilerplate tail lines, and listed unshown blocks only as a grep;
+those two guard compiler diagnostics, which it already showed whole.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxgate.archive import Archive
+from ctxgate.firewall import FirewallPolicy, firewall
+
+POLICY = FirewallPolicy(min_tokens=0)
+
+
+def _setup_noise(n: int) -> list[str]:
+    return [f"Collecting package-{i} (from -r requirements.txt (line {i % 40 + 1}))"
+            if i % 3 else f"  Downloading package-{i}-1.{i % 9}.0-py3-none-any.whl ({i} kB)"
+            for i in range(n)]
+
+
+_TRAILER = ["", "Post job cleanup.", "[command]/usr/bin/git version", "git version 2.43.0",
+            "Temporarily overriding HOME='/home/runner/work/_temp/abc' before making global "
+            "git config changes", "[command]/usr/bin/git config --local --name-only "
+            "--get-regexp core\\.sshCommand", "Cleaning up orphan processes"]
+
+
+def _ci_log(command: str, output: str, exit_line: str) -> tuple[bytes, list[str]]:
+    lines = ["$ pip install -r requirements.txt", *_setup_noise(1_800), f"$ {command}",
+             *output.rstrip("\n").split("\n"), exit_line, *_TRAILER]
+    return ("\n".join(lines) + "\n").encode(), lines
+
+
+def _shown(text: str) -> set[int]:
+    return {int(m) for m in re.findall(r"^\s*(\d+)\| ", text, re.M)}
+
+
+def _assert_visible(log: bytes, lines: list[str], needles: list[str]) -> str:
+    res = firewall("shell", log, archive=Archive(), policy=POLICY)
+    assert res.digested
+    shown = _shown(res.text)
+    for needle in needles:
+        n = next(i for i, x in enumerate(lines, 1) if needle in x)
+        assert n in shown, (needle, n, res.text)
+    assert res.digest.size_bytes <= POLICY.digest_max_bytes
+    return res.text
+
+
+def _run(argv: list[str], cwd: Path) -> str:
+    import os
+
+    env = dict(os.environ, LC_ALL="C", NO_COLOR="1")
+    out = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode != 0, out
+    return out.stdout + out.stderr
+
+
+def test_pytest_failure_shows_assertion_location_and_summary(tmp_path: Path) -> None:
+    (tmp_path / "test_calc.py").write_text(
+        "def add(a, b):\n    return a - b\n\n\n"
+        "def test_add():\n    total = add(2, 2)\n    assert total == 4, 'add is broken'\n\n\n"
+        "def test_ok():\n    assert True\n")
+    out = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                "test_calc.py"], tmp_path)
+    log, lines = _ci_log("pytest -q", out, 'The command "pytest -q" exited with 1.')
+    _assert_visible(log, lines, ["def test_add():", "AssertionError: add is broken",
+                                 "assert 0 == 4", "test_calc.py:7: AssertionError",
+                                 "1 failed, 1 passed",
+                                 'The command "pytest -q" exited with 1.'])
+
+
+@pytest.mark.skipif(not (shutil.which("gcc") and shutil.which("make")), reason="no gcc/make")
+def test_gcc_error_through_make_shows_the_error_its_source_line_and_make_exit(
+        tmp_path: Path) -> None:
+    (tmp_path / "main.c").write_text(
+        "#include <stdio.h>\n\nint main(void) {\n    int count = \"three\";\n"
+        "    printf(\"%d\\n\", count)\n    return 0;\n}\n")
+    (tmp_path / "Makefile").write_text("all:\n\tgcc -Wall -Werror -o main main.c\n")
+    out = _run(["make"], tmp_path)
+    log, lines = _ci_log("make", out, "##[error]Process completed with exit code 2.")
+    _assert_visible(log, lines, ["main.c:4:17: error: initialization of 'int'",
+                                 'int count = "three";',
+                                 "error: expected ';' before 'return'", "make: ***",
+                                 "Process completed with exit code 2."])
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="no node")
+def test_node_assertion_shows_expected_actual_and_the_stack(tmp_path: Path) -> None:
+    (tmp_path / "check.js").write_text(
+        "const assert = require('assert');\nfunction total(xs) { return xs.length; }\n"
+        "assert.deepStrictEqual({ total: total([1, 2, 3]) }, { total: 6 });\n")
+    out = _run(["node", "check.js"], tmp_path)
+    log, lines = _ci_log("node check.js", out, "npm ERR! code ELIFECYCLE")
+    needles = ["AssertionError [ERR_ASSERTION]", "+   total: 3", "-   total: 6",
+               "check.js:3"]
+    _assert_visible(log, lines, needles)
+
+
+@pytest.mark.skipif(not shutil.which("rustc"), reason="no rustc")
+def test_rustc_error_shows_the_whole_diagnostic(tmp_path: Path) -> None:
+    (tmp_path / "main.rs").write_text(
+        "fn main() {\n    let n: u32 = \"seven\";\n    println!(\"{}\", n);\n}\n")
+    out = _run(["rustc", "--color", "never", "main.rs"], tmp_path)
+    log, lines = _ci_log("rustc main.rs", out, "error: could not compile `demo`")
+    _assert_visible(log, lines, ["error[E0308]: mismatched types", "--> main.rs:2:18",
+                                 "expected `u32`, found `&str`",
+                                 "For more information about this error"])
+
+
+def test_failure_without_keywords_is_shown_as_the_last_steps_output() -> None:
+    # a Go flag error says neither "error" nor "fail": it is the last thing the step printed
+    out = ("go run ./cmd/validator --trace_file=/tmp/t.json --schema=strict.json\n"
+           "flag provided but not defined: -trace_file\n"
+           "Usage of validator:\n  -schema string\n    \tschema to check against\n")
+    log, lines = _ci_log("make validate", out, 'The command "make validate" exited with 2.')
+    text = _assert_visible(log, lines, ["flag provided but not defined: -trace_file",
+                                        'The command "make validate" exited with 2.'])
+    assert "--- failure block: lines " in text
+
+
+def test_boilerplate_after_the_failure_is_not_shown_as_the_tail() -> None:
+    out = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\n" \
+          "KeyError: 'name'\n"
+    log, _ = _ci_log("python x.py", out, "##[error]Process completed with exit code 1.")
+    res = firewall("shell", log, archive=Archive(), policy=POLICY)
+    assert "Cleaning up orphan processes" not in res.text
+    assert "git config --local" not in res.text
+    assert "--- omitted: lines " in res.text  # the boilerplate is counted, not dropped silently
+
+
+def test_every_failure_block_not_shown_is_reachable_by_a_named_expand() -> None:
+    body = [f"step {i}: ok" for i in range(1, 6_001)]
+    firsts = list(range(300, 5_800, 600))
+    for n in firsts:
+        body[n - 1] = f"ERROR: check {n} failed"
+        body[n] = f"  at module_{n}.py:{n}"
+    res = firewall("shell", ("\n".join(body) + "\n").encode(), archive=Archive(),
+                   policy=FirewallPolicy(min_tokens=0, digest_error_lines=3))
+    listed = re.findall(r"ctxgate expand \w+ --lines (\d+):(\d+)", res.text)
+    reach = {n for a, b in listed for n in range(int(a), int(b) + 1)} | _shown(res.text)
+    assert "more failure block(s) not shown; the 3 strongest:" in res.text
+    assert sum(n in reach for n in firsts) >= 6, res.text
+
+
+def test_repeated_line_starts_are_written_as_ditto_and_every_line_keeps_its_number() -> None:
+    prefix = "/home/runner/work/project/project/src/main/java/org/example/internal/"
+    errors = [f"[ERROR] {prefix}Module{i}.java:[{i},5] cannot find symbol" for i in range(40)]
+    log, lines = _ci_log("mvn -q compile", "\n".join(errors),
+                         "##[error]Process completed with exit code 1.")
+    text = _assert_visible(log, lines, [f"Module{i}.java" for i in range(40)])
+    assert "〃Module7.java:[7,5] cannot find symbol" in text
+    assert "(〃 at a line's start: the same first characters as the line above)" in text
+
+
+def _maven_tests(n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        out += [f"[INFO] Running org.example.pkg{i % 17}.Module{i}Test",
+                f"[INFO] Tests run: {i % 9 + 1}, Failures: 0, Errors: 0, Skipped: 0, "
+                f"Time elapsed: 0.0{i % 10}3 s - in org.example.pkg{i % 17}.Module{i}Test"]
+    return out
+
+
+def test_passing_test_summaries_are_not_failure_blocks() -> None:
+    # "Tests run: 4, Failures: 0" matched a case-insensitive "Tests run:.*FAILURE": every
+    # passing test class became a "failure block" (fails on c3bc371)
+    lines = [*_maven_tests(900), "[INFO] BUILD SUCCESS", "[INFO] Total time:  01:02 min"]
+    res = firewall("shell", ("\n".join(lines) + "\n").encode(), archive=Archive(),
+                   policy=POLICY)
+    assert "--- failure block" not in res.text, res.text
+
+
+def test_a_stack_trace_above_the_final_summary_is_shown_too() -> None:
+    trace = ["[ERROR] Tests run: 10, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.036 s "
+             "<<< FAILURE! - in org.example.time.DurationTest",
+             "[ERROR] org.example.time.DurationTest.testOfConsumer  Time elapsed: 0.003 s  "
+             "<<< FAILURE!",
+             "org.opentest4j.AssertionFailedError: expected: <true> but was: <false>",
+             *[f"\tat org.junit.platform.engine.support.hierarchical.NodeTestTask.step{i}"
+               f"(NodeTestTask.java:{100 + i})" for i in range(70)]]
+    summary = ["[INFO] ", "[ERROR] Failures: ",
+               "[ERROR]   DurationTest.testOfConsumer:84 expected: <true> but was: <false>",
+               "[ERROR] Tests run: 7147, Failures: 1, Errors: 0, Skipped: 7", "[INFO] ",
+               "[INFO] BUILD FAILURE",
+               *[f"[ERROR] see the Maven help line {i}" for i in range(14)],
+               "Build step 'Execute shell' marked build as failure", "Finished: FAILURE"]
+    lines = [*_maven_tests(300), *trace, *_maven_tests(40), *summary]
+    text = _assert_visible(("\n".join(lines) + "\n").encode(), lines, [
+        "<<< FAILURE! - in org.example.time.DurationTest",
+        "AssertionFailedError: expected: <true> but was: <false>",
+        "DurationTest.testOfConsumer:84", "marked build as failure"])
+    assert re.search(r"--- failure block: lines [\d,]+–[\d,]+ \(java stack trace", text), text
