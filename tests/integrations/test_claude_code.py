@@ -40,6 +40,7 @@ class Session:
     project: Path
     env: dict[str, str]
     debug_log: str
+    tool_results: list[dict]
 
 
 def _env(tmp: Path) -> dict[str, str]:
@@ -65,18 +66,21 @@ def project(tmp_path: Path) -> Path:
     return proj
 
 
-def run_claude(project: Path, prompt: str, command: str, *, hooks: bool = True,
-               pre_flags: str = "") -> Session:
-    """One `claude -p` session whose model asks to run ``command`` with Bash, then stops.
+def run_claude(project: Path, prompt: str, command: str | list[str], *, hooks: bool = True,
+               pre_flags: str = "", settings_extra: dict | None = None) -> Session:
+    """One `claude -p` session whose model runs ``command`` with Bash (one call per command of
+    a list, one turn each), then stops.
 
     ``hooks=False`` runs the same session without ctxgate (the control); ``pre_flags`` are
-    appended to the installed ``hook pre`` command.
+    appended to the installed ``hook pre`` command. :attr:`Session.tool_result` is the last
+    call's result, :attr:`Session.tool_results` every call's, in order.
     """
+    commands = [command] if isinstance(command, str) else list(command)
     assert CLAUDE.exists(), (f"{CLAUDE} is missing: run `npm ci --prefix tests/integrations/node` "
                              "(scripts/install-test-deps does)")
     tmp = project.parent
     env = _env(tmp)
-    settings: dict = {"permissions": {"allow": ["Bash"]}}
+    settings: dict = {"permissions": {"allow": ["Bash"]}, **(settings_extra or {})}
     if hooks:
         installed = json.loads(subprocess.run(
             [sys.executable, "-m", "ctxgate", "hook", "install"], env=env, capture_output=True,
@@ -87,8 +91,8 @@ def run_claude(project: Path, prompt: str, command: str, *, hooks: bool = True,
     settings_path = tmp / "settings.json"
     settings_path.write_text(json.dumps(settings), encoding="utf-8")
     debug_log = tmp / "claude-debug.log"
-    script = [Turn(tool="Bash", tool_input={"command": command, "description": "run it"}),
-              Turn(text="Done.")]
+    script = [Turn(tool="Bash", tool_input={"command": c, "description": "run it"})
+              for c in commands] + [Turn(text="Done.")]
     with MessagesServer(script) as server:
         env["ANTHROPIC_BASE_URL"] = server.url
         proc = subprocess.run(
@@ -98,11 +102,12 @@ def run_claude(project: Path, prompt: str, command: str, *, hooks: bool = True,
         main = server.main_requests()
     log = debug_log.read_text(encoding="utf-8", errors="replace") if debug_log.exists() else ""
     assert proc.returncode == 0, f"claude exited {proc.returncode}: {proc.stderr[-2000:]}"
-    assert len(main) == 2, f"expected 2 model turns, got {len(main)}; debug log tail: {log[-3000:]}"
+    assert len(main) == len(commands) + 1, (
+        f"expected {len(commands) + 1} model turns, got {len(main)}; debug log tail: {log[-3000:]}")
     results = tool_results(main[-1])
-    assert len(results) == 1, results
-    return Session(result=json.loads(proc.stdout), tool_result=results[0], project=project,
-                   env=env, debug_log=log)
+    assert len(results) == len(commands), results
+    return Session(result=json.loads(proc.stdout), tool_result=results[-1], project=project,
+                   env=env, debug_log=log, tool_results=results)
 
 
 def content_text(tool_result: dict) -> str:
