@@ -54,16 +54,21 @@ def _env(tmp: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "project"
+def make_project(tmp: Path) -> Path:
+    """``tmp/project`` (a victim directory, a README, a failing ``build.sh``) and ``tmp/home``."""
+    proj = tmp / "project"
     (proj / "victim").mkdir(parents=True)
     (proj / "victim" / "keep.txt").write_text("precious\n", encoding="utf-8")
     (proj / "README.md").write_text("# demo\nA demo project.\n", encoding="utf-8")
     (proj / "build.sh").write_text(BUILD_SH, encoding="utf-8")
     (proj / "build.sh").chmod(0o755)
-    (tmp_path / "home").mkdir()
+    (tmp / "home").mkdir()
     return proj
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path)
 
 
 def run_claude(project: Path, prompt: str, command: str | list[str], *, hooks: bool = True,
@@ -98,7 +103,8 @@ def run_claude(project: Path, prompt: str, command: str | list[str], *, hooks: b
         proc = subprocess.run(
             [str(CLAUDE), "-p", prompt, "--output-format", "json", "--settings",
              str(settings_path), "--allowedTools", "Bash", "--debug-file", str(debug_log)],
-            cwd=project, env=env, capture_output=True, text=True, timeout=90)
+            cwd=project, env=env, capture_output=True, text=True,
+            timeout=60 + 30 * len(commands))
         main = server.main_requests()
     log = debug_log.read_text(encoding="utf-8", errors="replace") if debug_log.exists() else ""
     assert proc.returncode == 0, f"claude exited {proc.returncode}: {proc.stderr[-2000:]}"
@@ -175,3 +181,30 @@ def test_post_hook_replacement_is_accepted_in_bash_output_shape(project: Path) -
     assert "[ctxgate digest: bash output, 276,760 bytes, 5,001 lines" in text, text[:2000]
     assert ERROR_LINE in text  # past the 30,000 characters in the payload
     assert "persisted-output" not in text
+
+
+def test_cd_in_one_call_holds_in_the_next_and_the_build_is_still_digested(project: Path) -> None:
+    """Only ``../build.sh`` is wrapped: the ``cd`` runs in Claude Code's own shell, so the
+    next call's ``pwd`` is in ``sub``, and the big log still reaches the model as a digest
+    with its id. (Claude Code itself keeps the directory only after a command that exits 0,
+    with or without hooks, so this build succeeds.)"""
+    (project / "build.sh").write_text(BUILD_SH.replace("exit 1", "exit 0"), encoding="utf-8")
+    s = run_claude(project, "Build from sub/ and tell me where you are.",
+                   ["mkdir -p sub && cd sub && ../build.sh", "pwd"])
+    build, pwd = (content_text(r) for r in s.tool_results)
+    assert "[ctxgate digest: bash output" in build and ERROR_LINE in build, build[:2000]
+    assert ARCHIVE_ID.search(build), build[:2000]
+    assert "cd sub && " in s.debug_log  # the rewrite kept the cd outside the wrapper
+    assert pwd.strip() == str(project / "sub"), pwd
+
+
+def test_shell_variables_behave_exactly_as_without_hooks(project: Path) -> None:
+    """``export X=1 && echo $X`` and ``X=2; echo $X`` print 1 and 2 through the hooks. Across
+    calls Claude Code 2.1.332 keeps only the directory, not variables (measured: the control
+    prints ``X=``), and the hooked session must print exactly what the control prints."""
+    commands = ["export X=1 && echo X=$X", "X=2; echo X=$X", "export Y=3", "echo Y=$Y"]
+    hooked = run_claude(project, "Check the variables.", commands)
+    control = run_claude(project, "Check the variables.", commands, hooks=False)
+    got = [content_text(r).strip() for r in hooked.tool_results]
+    assert got[:2] == ["X=1", "X=2"], got
+    assert got == [content_text(r).strip() for r in control.tool_results]
