@@ -87,9 +87,10 @@ def run_claude(project: Path, prompt: str, command: str | list[str], *, hooks: b
     env = _env(tmp)
     settings: dict = {"permissions": {"allow": ["Bash"]}, **(settings_extra or {})}
     if hooks:
-        installed = json.loads(subprocess.run(
-            [sys.executable, "-m", "ctxgate", "hook", "install"], env=env, capture_output=True,
-            text=True, check=True, timeout=60).stdout)
+        proc = subprocess.run([sys.executable, "-m", "ctxgate", "hook", "install"], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, f"hook install failed: {proc.stderr[-2000:]}"
+        installed = json.loads(proc.stdout)
         pre = installed["hooks"]["PreToolUse"][0]["hooks"][0]
         pre["command"] += pre_flags
         settings.update(installed)

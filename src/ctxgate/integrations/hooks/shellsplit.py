@@ -44,6 +44,8 @@ _CLOSE = frozenset({"fi", "done", "esac"})
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _WORD = re.compile(r"[^\s;&|()<>{}]+")
 _VENV_ACTIVATE = re.compile(r"^(?:source|\.)\s+\S*activate\s*$")
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|(?:^|(?<=\s))#[^\n]*")
+"""Quoted strings and comments: data, never a command word."""
 
 
 @dataclass(frozen=True)
@@ -161,12 +163,13 @@ def _kind(text: str) -> str:
         return "empty"
     if _VENV_ACTIVATE.match(body):
         return "inherited"  # a virtualenv's activate exports PATH and VIRTUAL_ENV
-    words = _WORD.findall(body)
+    unquoted = _QUOTED.sub(" _ ", body)
+    words = _WORD.findall(unquoted)
     if not words:
         return "output"
     if _ASSIGN.match(words[0]) and all(_ASSIGN.match(w) for w in words):
         return "local"  # X=1 (no command): a shell variable
-    if re.search(r"^\s*(?:function\s+)?[A-Za-z_][\w.-]*\s*\(\s*\)", body) or "((" in body:
+    if re.search(r"^\s*(?:function\s+)?[A-Za-z_][\w.-]*\s*\(\s*\)", body) or "((" in unquoted:
         return "local"
     if any(w in LOCAL for w in words):
         return "local"
