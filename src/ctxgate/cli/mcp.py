@@ -46,8 +46,13 @@ def serve(request: RequestOption = None, gate: GateOption = True,
 
     from ctxgate.cli._options import build_config
     from ctxgate.integrations.mcp.server import build_server, serve_stdio
+    from ctxgate.integrations.mcp.tools import RUN_TOOL
 
     config = build_config(gate={"backend": backend})
+    if RUN_TOOL not in config.gate.shell_tools:  # `run`'s command is a shell string: the
+        # read-only fast path and the shell rules judge it, so `ls` runs without --request
+        config = build_config(gate={"backend": backend, "shell_tools": {
+            **config.gate.shell_tools, RUN_TOOL: "/command"}})
     pipeline = _pipeline(config, gate=gate, request=request, prefix="")
     anyio.run(serve_stdio, build_server(config, pipeline))
 
