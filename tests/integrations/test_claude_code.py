@@ -72,7 +72,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def run_claude(project: Path, prompt: str, command: str | list[str], *, hooks: bool = True,
-               pre_flags: str = "", settings_extra: dict | None = None) -> Session:
+               pre_flags: str = "", settings_extra: dict | None = None,
+               allowed_tools: str = "Bash") -> Session:
     """One `claude -p` session whose model runs ``command`` with Bash (one call per command of
     a list, one turn each), then stops.
 
@@ -103,7 +104,7 @@ def run_claude(project: Path, prompt: str, command: str | list[str], *, hooks: b
         env["ANTHROPIC_BASE_URL"] = server.url
         proc = subprocess.run(
             [str(CLAUDE), "-p", prompt, "--output-format", "json", "--settings",
-             str(settings_path), "--allowedTools", "Bash", "--debug-file", str(debug_log)],
+             str(settings_path), "--allowedTools", allowed_tools, "--debug-file", str(debug_log)],
             cwd=project, env=env, capture_output=True, text=True,
             timeout=60 + 30 * len(commands))
         main = server.main_requests()
@@ -209,3 +210,20 @@ def test_shell_variables_behave_exactly_as_without_hooks(project: Path) -> None:
     got = [content_text(r).strip() for r in hooked.tool_results]
     assert got[:2] == ["X=1", "X=2"], got
     assert got == [content_text(r).strip() for r in control.tool_results]
+
+
+def test_permission_rules_see_the_original_command_only_without_the_rewrite(
+        project: Path) -> None:
+    """The measured trade-off of docs/hooks.md: Claude Code matches its allow rules against
+    the command after ``updatedInput``. With ``--no-rewrite`` the rule ``Bash(./build.sh)``
+    matches and the call runs; with the default rewrite the wrapped part needs approval
+    (denied in ``-p``)."""
+    rules = {"permissions": {"allow": ["Bash(./build.sh)"]}}
+    kept = run_claude(project, "Run the build.", "./build.sh", pre_flags=" --no-rewrite",
+                      settings_extra=rules, allowed_tools="Read")
+    assert kept.result["permission_denials"] == [], content_text(kept.tool_result)[:500]
+    assert "Exit code 1" in content_text(kept.tool_result)
+    wrapped = run_claude(project, "Run the build.", "./build.sh", settings_extra=rules,
+                         allowed_tools="Read")
+    assert "requires approval" in content_text(wrapped.tool_result) or \
+        wrapped.result["permission_denials"], content_text(wrapped.tool_result)[:500]
