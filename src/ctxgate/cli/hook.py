@@ -181,17 +181,21 @@ def install(
     project: Annotated[str | None, typer.Option(
         "--project", help="Project directory for --scope project (default: the current "
         "directory).")] = None,
+    rewrite: Annotated[bool, typer.Option(
+        "--rewrite/--no-rewrite", help="Install `hook pre` with its shell rewrite (default) or "
+        "--no-rewrite (permission rules see the original command; failing outputs are not "
+        "digested; see docs/hooks.md).")] = True,
 ) -> None:
     """Install (or --uninstall) the hooks in the harness's settings file.
 
     Example:
         ctxgate hook install --harness claude-code --scope project --write
     """
-    _install(harness, scope, write, uninstall, project)  # errors: `ctxgate: UsageError: …`
+    _install(harness, scope, write, uninstall, project, rewrite)  # errors: `ctxgate: UsageError: …`
 
 
 def _install(harness: str, scope: str, write: bool, uninstall: bool,
-             project: str | None) -> None:
+             project: str | None, rewrite: bool = True) -> None:
     import shlex
     from pathlib import Path
 
@@ -204,7 +208,8 @@ def _install(harness: str, scope: str, write: bool, uninstall: bool,
         raise UsageError(f"--scope {scope!r}: use user or project")
     path = adapter.hooks_file(scope, home=Path.home(),
                               project=Path(project).resolve() if project else Path.cwd())
-    entries = adapter.hook_entries(f"{shlex.quote(sys.executable)} -m ctxgate")
+    entries = adapter.hook_entries(f"{shlex.quote(sys.executable)} -m ctxgate",
+                                   pre_flags="" if rewrite else " --no-rewrite")
     change = inst.plan(path, entries, uninstall=uninstall)
     if not uninstall:
         _check_gate_decides()

@@ -66,12 +66,13 @@ class Harness:
         """Where ``hook install --write`` merges the hooks."""
         raise NotImplementedError
 
-    def hook_entries(self, exe: str) -> dict[str, list[dict[str, Any]]]:
+    def hook_entries(self, exe: str, *, pre_flags: str = "") -> dict[str, list[dict[str, Any]]]:
         """The ``hooks`` table to merge: event → list of ``{matcher, hooks: [...]}``."""
         flag = "" if self.name == "claude-code" else f" --harness {self.name}"
         return {
             "PreToolUse": [{"matcher": "*", "hooks": [
-                {"type": "command", "command": f"{exe} hook pre{flag}", "timeout": 60}]}],
+                {"type": "command", "command": f"{exe} hook pre{flag}{pre_flags}",
+                 "timeout": 60}]}],
             "PostToolUse": [{"matcher": "*", "hooks": [
                 {"type": "command", "command": f"{exe} hook post{flag}", "timeout": 60}]}],
         }
