@@ -116,6 +116,13 @@ class Codex(Harness):
     name = "codex"
     shell_tools = frozenset({"bash", "shell", "exec_command", "local_shell"})
 
+    def hook_entries(self, exe: str, *, pre_flags: str = "") -> dict[str, list[dict[str, Any]]]:
+        entries = super().hook_entries(exe, pre_flags=pre_flags)
+        # Codex can replace only an MCP tool's result: `hook post` runs for those alone
+        # (a regex matcher) instead of costing a process on every shell call.
+        entries["PostToolUse"][0]["matcher"] = "^mcp__.*"
+        return entries
+
     def deny(self, reason: str, *, ask: bool = False) -> dict[str, Any]:
         if ask:  # Codex: "PreToolUse hook returned unsupported permissionDecision:ask"
             reason = (f"{reason} (Codex hooks cannot ask the user: the call was not run; the "
