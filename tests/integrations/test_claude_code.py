@@ -71,11 +71,12 @@ def project(tmp_path: Path) -> Path:
     return make_project(tmp_path)
 
 
-def run_claude(project: Path, prompt: str, command: str | list[str], *, hooks: bool = True,
+def run_claude(project: Path, prompt: str, command: str | list[str | Turn], *,
+               hooks: bool = True,
                pre_flags: str = "", settings_extra: dict | None = None,
                allowed_tools: str = "Bash") -> Session:
     """One `claude -p` session whose model runs ``command`` with Bash (one call per command of
-    a list, one turn each), then stops.
+    a list, one turn each; a :class:`Turn` in the list is another tool's call), then stops.
 
     ``hooks=False`` runs the same session without ctxgate (the control); ``pre_flags`` are
     appended to the installed ``hook pre`` command. :attr:`Session.tool_result` is the last
@@ -98,7 +99,8 @@ def run_claude(project: Path, prompt: str, command: str | list[str], *, hooks: b
     settings_path = tmp / "settings.json"
     settings_path.write_text(json.dumps(settings), encoding="utf-8")
     debug_log = tmp / "claude-debug.log"
-    script = [Turn(tool="Bash", tool_input={"command": c, "description": "run it"})
+    script = [c if isinstance(c, Turn) else
+              Turn(tool="Bash", tool_input={"command": c, "description": "run it"})
               for c in commands] + [Turn(text="Done.")]
     with MessagesServer(script) as server:
         env["ANTHROPIC_BASE_URL"] = server.url
@@ -227,3 +229,4 @@ def test_permission_rules_see_the_original_command_only_without_the_rewrite(
                          allowed_tools="Read")
     assert "requires approval" in content_text(wrapped.tool_result) or \
         wrapped.result["permission_denials"], content_text(wrapped.tool_result)[:500]
+

@@ -177,6 +177,8 @@ def post_tool_use(
         return HookResponse()
     text = _persisted_output(payload.tool_response)
     if text is None:
+        text = harness.output_text(payload.tool, payload.tool_response)
+    if text is None:
         text = response_text(payload.tool_response)
     result = firewall(tool, text,
                       command=command if isinstance(command, str) else None,

@@ -62,6 +62,11 @@ class Harness:
         when this harness cannot replace this tool's output."""
         raise NotImplementedError
 
+    def output_text(self, tool: str, tool_response: Any) -> str | None:
+        """The text the model reads from this tool's response, when this adapter knows the
+        tool's output shape (``None``: the caller's generic extraction)."""
+        return None
+
     def hooks_file(self, scope: str, *, home: Path, project: Path) -> Path:
         """Where ``hook install --write`` merges the hooks."""
         raise NotImplementedError
@@ -99,9 +104,29 @@ class ClaudeCode(Harness):
             key, value = "updatedMCPToolOutput", [{"type": "text", "text": digest}]
         elif isinstance(tool_response, dict) and "stdout" in tool_response:
             key, value = "updatedToolOutput", _shell_shaped(tool_response, digest)
+        elif isinstance(tool_response, dict):
+            shaped = _claude_shaped(tool, tool_response, digest)
+            if shaped is None:
+                return None  # an object of a shape we do not know: Claude Code would ignore it
+            key, value = "updatedToolOutput", shaped
         else:
             key, value = "updatedToolOutput", digest
         return {"hookSpecificOutput": {"hookEventName": "PostToolUse", key: value}}
+
+    def output_text(self, tool: str, tool_response: Any) -> str | None:
+        if not isinstance(tool_response, dict):
+            return None
+        name = tool.lower()
+        if name == "grep":
+            if isinstance(tool_response.get("content"), str):
+                return tool_response["content"]
+            files = tool_response.get("filenames")
+            return "\n".join(map(str, files)) if isinstance(files, list) else None
+        if name == "glob" and isinstance(tool_response.get("filenames"), list):
+            return "\n".join(map(str, tool_response["filenames"]))
+        if name == "webfetch" and isinstance(tool_response.get("result"), str):
+            return tool_response["result"]
+        return None
 
     def hooks_file(self, scope: str, *, home: Path, project: Path) -> Path:
         if scope == "user":
@@ -166,6 +191,22 @@ def get_harness(name: str) -> Harness:
     except KeyError:
         raise UsageError(f"--harness {name!r} is not supported; use one of: "
                          f"{', '.join(HARNESSES)}") from None
+
+
+def _claude_shaped(tool: str, response: dict[str, Any], digest: str) -> dict[str, Any] | None:
+    """A replacement in Claude Code's own output shape for Grep, Glob and WebFetch
+    (``GrepOutput``, ``GlobOutput``, ``WebFetchOutput`` in the package's sdk-tools.d.ts), or
+    ``None`` for a tool whose shape ctxgate does not know."""
+    name = tool.lower()
+    if name == "grep":  # shown as its content: one digest in place of the matches
+        lines = digest.count("\n") + 1
+        return {**response, "mode": "content", "content": digest, "numLines": lines,
+                "filenames": []}
+    if name == "glob":
+        return {**response, "filenames": [digest]}
+    if name == "webfetch":
+        return {**response, "result": digest}
+    return None
 
 
 def _shell_shaped(tool_response: dict[str, Any], digest: str) -> dict[str, Any]:
