@@ -55,6 +55,8 @@ CASES = [
     "unset X; echo ${X-unset}",
     "read -r X <<< 'from-read'; echo $X",
     "cd sub && { echo group; cd ..; }",
+    "[ -d sub ] && cd sub && ls",
+    "printf -v X '%s' from-printf; echo $X",
 ]
 
 
@@ -95,6 +97,9 @@ def test_rewrite_keeps_output_and_shell_state(command: str, tree: Path, tmp_path
     ("alias ll=ls; ll", None),
     ("f() { echo; }; f", None),
     ("if true; then cd x; fi; ls", None),
+    ("[ -d sub ] && cd sub && make", "[ -d sub ] && cd sub && <make>"),
+    ("printf -v X a; echo $X", None),
+    ("test -d sub && cd sub", None),
 ])
 def test_which_parts_are_wrapped(command: str, expected: str | None) -> None:
     assert wrap_outputs(command, lambda part: f"<{part}>") == expected

@@ -35,9 +35,11 @@ LOCAL = frozenset({
     "builtin", "function", "history", "bg", "fg", "jobs", "wait", "disown", "ulimit", "getopts",
     "complete", "compgen", "dirs", "shift", "return", "exit", "logout", "times", "suspend",
     "conda", "nvm", "pyenv", "rbenv", "direnv", "deactivate", "setopt", "unsetopt", "autoload",
-    "printf",  # `printf -v` assigns; plain printf is cheap output either way
 })
-"""Words that change state only the harness's own shell would keep (or may: ``printf -v``)."""
+"""Words that change state only the harness's own shell would keep."""
+
+QUIET = frozenset({"test", "[", "[[", "true", "false", ":"})
+"""Programs that print nothing and change nothing: left in the shell, not worth a wrapper."""
 
 _OPEN = frozenset({"if", "for", "while", "until", "case", "select"})
 _CLOSE = frozenset({"fi", "done", "esac"})
@@ -157,7 +159,7 @@ def split_list(command: str) -> list[Element] | None:
 
 
 def _kind(text: str) -> str:
-    """``"inherited"``, ``"local"``, ``"empty"`` or ``"output"`` for one element."""
+    """``"inherited"``, ``"local"``, ``"quiet"``, ``"empty"`` or ``"output"`` for one element."""
     body = text.strip()
     if not body:
         return "empty"
@@ -171,8 +173,10 @@ def _kind(text: str) -> str:
         return "local"  # X=1 (no command): a shell variable
     if re.search(r"^\s*(?:function\s+)?[A-Za-z_][\w.-]*\s*\(\s*\)", body) or "((" in unquoted:
         return "local"
-    if any(w in LOCAL for w in words):
-        return "local"
+    if any(w in LOCAL for w in words) or ("printf" in words and "-v" in words):
+        return "local"  # `printf -v NAME` assigns a shell variable
+    if words[0] in QUIET and not any(w in INHERITED for w in words):
+        return "quiet"
     if words[0] in INHERITED and not any(w in INHERITED for w in words[1:] if w != words[0]):
         return "inherited"
     if any(w in INHERITED for w in words):
@@ -192,6 +196,8 @@ def wrap_outputs(command: str, wrap: Callable[[str], str]) -> str | None:
     kinds = [_kind(e.text) for e in elements]
     if all(k in ("output", "empty") for k in kinds):
         return wrap(command)
+    if all(k in ("quiet", "empty") for k in kinds):
+        return None
     out: list[str] = []
     run: list[Element] = []
     wrapped_any = False
