@@ -141,3 +141,34 @@ def test_mcp_install_is_read_by_real_codex_and_claude(dirs: tuple[Path, Path]) -
     claude = subprocess.run([str(CLAUDE), "mcp", "list"], env=env, cwd=project,
                             capture_output=True, text=True, timeout=120)
     assert "ctxgate:" in claude.stdout and "Connected" in claude.stdout, claude.stdout
+
+
+def test_mcp_install_never_rewrites_a_toml_form_it_cannot_edit(tmp_path: Path) -> None:
+    from ctxgate.errors import UsageError
+    from ctxgate.integrations.mcp import install as inst
+
+    config = tmp_path / "config.toml"
+    text = 'mcp_servers = { ctxgate = { command = "old" } }\n'
+    config.write_text(text, encoding="utf-8")
+    with pytest.raises(UsageError, match="edit"):
+        inst.plan("codex", config, inst.server_entry("python3", None))
+    config.write_text("[broken\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="not valid TOML"):
+        inst.plan("codex", config, inst.server_entry("python3", None))
+    assert config.read_text() == "[broken\n"
+
+
+def test_hook_merge_replaces_an_older_ctxgate_entry_and_keeps_the_rest() -> None:
+    from ctxgate.integrations.hooks.harness import get_harness
+    from ctxgate.integrations.hooks.install import merge_hooks, remove_hooks
+
+    entries = get_harness("claude-code").hook_entries("/new/python -m ctxgate")
+    old = {"hooks": {"PreToolUse": [
+        USER_HOOK, {"matcher": "*", "hooks": [
+            {"type": "command", "command": "/old/python -m ctxgate hook pre --approve"},
+            {"type": "command", "command": "audit-log"}]}]}}
+    merged = merge_hooks(old, entries)
+    commands = [h["command"] for g in merged["hooks"]["PreToolUse"] for h in g["hooks"]]
+    assert commands == ["my-linter --fix", "audit-log", "/new/python -m ctxgate hook pre"]
+    assert remove_hooks(merged)["hooks"]["PreToolUse"] == [
+        USER_HOOK, {"matcher": "*", "hooks": [{"type": "command", "command": "audit-log"}]}]
