@@ -230,3 +230,12 @@ def test_permission_rules_see_the_original_command_only_without_the_rewrite(
     assert "requires approval" in content_text(wrapped.tool_result) or \
         wrapped.result["permission_denials"], content_text(wrapped.tool_result)[:500]
 
+
+
+def test_requested_delete_runs(project: Path) -> None:
+    """The user asked for it: the gate finds the request in Claude Code's transcript (past the
+    API-request lines it also logs there) and the call runs."""
+    s = run_claude(project, "Delete the victim directory, I do not need it any more.",
+                   "rm -r victim")
+    assert not (project / "victim").exists(), content_text(s.tool_result)[:1000]
+    assert s.result["permission_denials"] == []

@@ -97,3 +97,11 @@ def test_big_build_log_reaches_the_model_as_a_digest(tmp_path: Path) -> None:
                             timeout=60)
     assert expand.returncode == 0 and ERROR_LINE in expand.stdout, expand.stderr
     assert_every_hook_reply_accepted(run)
+
+
+def test_requested_delete_runs(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    run = run_codex(tmp_path, "Delete the victim directory, I do not need it any more.",
+                    ["rm -r victim"])
+    assert not (project / "victim").exists(), run.outputs
+    assert_every_hook_reply_accepted(run)

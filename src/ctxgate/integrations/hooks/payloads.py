@@ -8,7 +8,8 @@ naming the field — the pre-tool hook then blocks the call (fail closed).
 The transcript (JSON Lines) is where the user's request comes from: each line with a
 ``message`` of role ``user`` or ``assistant`` (Claude Code), or a ``response_item`` message
 (a Codex rollout), becomes one message; meta lines the harness
-injected (``isMeta``) are dropped, and a compaction summary (``isCompactSummary`` or a
+injected (``isMeta``) and lines of any other ``type`` (``api-request-blob``, attachments,
+queue operations) are dropped, and a compaction summary (``isCompactSummary`` or a
 ``summary`` line) becomes a boundary message, so nothing before it is trusted.
 """
 
@@ -226,6 +227,11 @@ def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES) ->
                     codex = _codex_message(entry)
                     if codex is not None:
                         messages.append(codex)
+                    continue
+                if entry.get("type") not in (None, "user", "assistant"):
+                    # not a turn of the conversation: Claude Code 2.1.332 also logs the API
+                    # requests it sends (``api-request-blob``), whose user-role "message" is
+                    # an injected <system-reminder>; taken as a turn, it hid the request
                     continue
                 msg = entry.get("message")
                 if isinstance(msg, dict) and msg.get("role") in ("user", "assistant"):
