@@ -40,6 +40,7 @@ class Session:
     project: Path
     env: dict[str, str]
     debug_log: str
+    tool_results: list[dict]
 
 
 def _env(tmp: Path) -> dict[str, str]:
@@ -53,56 +54,70 @@ def _env(tmp: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    proj = tmp_path / "project"
+def make_project(tmp: Path) -> Path:
+    """``tmp/project`` (a victim directory, a README, a failing ``build.sh``) and ``tmp/home``."""
+    proj = tmp / "project"
     (proj / "victim").mkdir(parents=True)
     (proj / "victim" / "keep.txt").write_text("precious\n", encoding="utf-8")
     (proj / "README.md").write_text("# demo\nA demo project.\n", encoding="utf-8")
     (proj / "build.sh").write_text(BUILD_SH, encoding="utf-8")
     (proj / "build.sh").chmod(0o755)
-    (tmp_path / "home").mkdir()
+    (tmp / "home").mkdir()
     return proj
 
 
-def run_claude(project: Path, prompt: str, command: str, *, hooks: bool = True,
-               pre_flags: str = "") -> Session:
-    """One `claude -p` session whose model asks to run ``command`` with Bash, then stops.
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path)
+
+
+def run_claude(project: Path, prompt: str, command: str | list[str | Turn], *,
+               hooks: bool = True,
+               pre_flags: str = "", settings_extra: dict | None = None,
+               allowed_tools: str = "Bash") -> Session:
+    """One `claude -p` session whose model runs ``command`` with Bash (one call per command of
+    a list, one turn each; a :class:`Turn` in the list is another tool's call), then stops.
 
     ``hooks=False`` runs the same session without ctxgate (the control); ``pre_flags`` are
-    appended to the installed ``hook pre`` command.
+    appended to the installed ``hook pre`` command. :attr:`Session.tool_result` is the last
+    call's result, :attr:`Session.tool_results` every call's, in order.
     """
+    commands = [command] if isinstance(command, str) else list(command)
     assert CLAUDE.exists(), (f"{CLAUDE} is missing: run `npm ci --prefix tests/integrations/node` "
                              "(scripts/install-test-deps does)")
     tmp = project.parent
     env = _env(tmp)
-    settings: dict = {"permissions": {"allow": ["Bash"]}}
+    settings: dict = {"permissions": {"allow": ["Bash"]}, **(settings_extra or {})}
     if hooks:
-        installed = json.loads(subprocess.run(
-            [sys.executable, "-m", "ctxgate", "hook", "install"], env=env, capture_output=True,
-            text=True, check=True, timeout=60).stdout)
+        proc = subprocess.run([sys.executable, "-m", "ctxgate", "hook", "install"], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, f"hook install failed: {proc.stderr[-2000:]}"
+        installed = json.loads(proc.stdout)
         pre = installed["hooks"]["PreToolUse"][0]["hooks"][0]
         pre["command"] += pre_flags
         settings.update(installed)
     settings_path = tmp / "settings.json"
     settings_path.write_text(json.dumps(settings), encoding="utf-8")
     debug_log = tmp / "claude-debug.log"
-    script = [Turn(tool="Bash", tool_input={"command": command, "description": "run it"}),
-              Turn(text="Done.")]
+    script = [c if isinstance(c, Turn) else
+              Turn(tool="Bash", tool_input={"command": c, "description": "run it"})
+              for c in commands] + [Turn(text="Done.")]
     with MessagesServer(script) as server:
         env["ANTHROPIC_BASE_URL"] = server.url
         proc = subprocess.run(
             [str(CLAUDE), "-p", prompt, "--output-format", "json", "--settings",
-             str(settings_path), "--allowedTools", "Bash", "--debug-file", str(debug_log)],
-            cwd=project, env=env, capture_output=True, text=True, timeout=90)
+             str(settings_path), "--allowedTools", allowed_tools, "--debug-file", str(debug_log)],
+            cwd=project, env=env, capture_output=True, text=True,
+            timeout=60 + 30 * len(commands))
         main = server.main_requests()
     log = debug_log.read_text(encoding="utf-8", errors="replace") if debug_log.exists() else ""
     assert proc.returncode == 0, f"claude exited {proc.returncode}: {proc.stderr[-2000:]}"
-    assert len(main) == 2, f"expected 2 model turns, got {len(main)}; debug log tail: {log[-3000:]}"
+    assert len(main) == len(commands) + 1, (
+        f"expected {len(commands) + 1} model turns, got {len(main)}; debug log tail: {log[-3000:]}")
     results = tool_results(main[-1])
-    assert len(results) == 1, results
-    return Session(result=json.loads(proc.stdout), tool_result=results[0], project=project,
-                   env=env, debug_log=log)
+    assert len(results) == len(commands), results
+    return Session(result=json.loads(proc.stdout), tool_result=results[-1], project=project,
+                   env=env, debug_log=log, tool_results=results)
 
 
 def content_text(tool_result: dict) -> str:
@@ -170,3 +185,57 @@ def test_post_hook_replacement_is_accepted_in_bash_output_shape(project: Path) -
     assert "[ctxgate digest: bash output, 276,760 bytes, 5,001 lines" in text, text[:2000]
     assert ERROR_LINE in text  # past the 30,000 characters in the payload
     assert "persisted-output" not in text
+
+
+def test_cd_in_one_call_holds_in_the_next_and_the_build_is_still_digested(project: Path) -> None:
+    """Only ``../build.sh`` is wrapped: the ``cd`` runs in Claude Code's own shell, so the
+    next call's ``pwd`` is in ``sub``, and the big log still reaches the model as a digest
+    with its id. (Claude Code itself keeps the directory only after a command that exits 0,
+    with or without hooks, so this build succeeds.)"""
+    (project / "build.sh").write_text(BUILD_SH.replace("exit 1", "exit 0"), encoding="utf-8")
+    s = run_claude(project, "Build from sub/ and tell me where you are.",
+                   ["mkdir -p sub && cd sub && ../build.sh", "pwd"])
+    build, pwd = (content_text(r) for r in s.tool_results)
+    assert "[ctxgate digest: bash output" in build and ERROR_LINE in build, build[:2000]
+    assert ARCHIVE_ID.search(build), build[:2000]
+    assert "cd sub && " in s.debug_log  # the rewrite kept the cd outside the wrapper
+    assert pwd.strip() == str(project / "sub"), pwd
+
+
+def test_shell_variables_behave_exactly_as_without_hooks(project: Path) -> None:
+    """``export X=1 && echo $X`` and ``X=2; echo $X`` print 1 and 2 through the hooks. Across
+    calls Claude Code 2.1.332 keeps only the directory, not variables (measured: the control
+    prints ``X=``), and the hooked session must print exactly what the control prints."""
+    commands = ["export X=1 && echo X=$X", "X=2; echo X=$X", "export Y=3", "echo Y=$Y"]
+    hooked = run_claude(project, "Check the variables.", commands)
+    control = run_claude(project, "Check the variables.", commands, hooks=False)
+    got = [content_text(r).strip() for r in hooked.tool_results]
+    assert got[:2] == ["X=1", "X=2"], got
+    assert got == [content_text(r).strip() for r in control.tool_results]
+
+
+def test_permission_rules_see_the_original_command_only_without_the_rewrite(
+        project: Path) -> None:
+    """The measured trade-off of docs/hooks.md: Claude Code matches its allow rules against
+    the command after ``updatedInput``. With ``--no-rewrite`` the rule ``Bash(./build.sh)``
+    matches and the call runs; with the default rewrite the wrapped part needs approval
+    (denied in ``-p``)."""
+    rules = {"permissions": {"allow": ["Bash(./build.sh)"]}}
+    kept = run_claude(project, "Run the build.", "./build.sh", pre_flags=" --no-rewrite",
+                      settings_extra=rules, allowed_tools="Read")
+    assert kept.result["permission_denials"] == [], content_text(kept.tool_result)[:500]
+    assert "Exit code 1" in content_text(kept.tool_result)
+    wrapped = run_claude(project, "Run the build.", "./build.sh", settings_extra=rules,
+                         allowed_tools="Read")
+    assert "requires approval" in content_text(wrapped.tool_result) or \
+        wrapped.result["permission_denials"], content_text(wrapped.tool_result)[:500]
+
+
+
+def test_requested_delete_runs(project: Path) -> None:
+    """The user asked for it: the gate finds the request in Claude Code's transcript (past the
+    API-request lines it also logs there) and the call runs."""
+    s = run_claude(project, "Delete the victim directory, I do not need it any more.",
+                   "rm -r victim")
+    assert not (project / "victim").exists(), content_text(s.tool_result)[:1000]
+    assert s.result["permission_denials"] == []

@@ -92,6 +92,35 @@ def test_transcript_drops_meta_and_marks_compaction(tmp_path: Path) -> None:
     assert messages[-1] == {"role": "user", "content": "now list the files"}
 
 
+def test_transcript_skips_logged_api_requests(tmp_path: Path) -> None:
+    """Claude Code 2.1.332 logs each API request as an ``api-request-blob`` line whose
+    user-role message is a <system-reminder>; it is not the user's turn (it hid the request,
+    and a requested delete was denied through the real CLI)."""
+    path = write_transcript(tmp_path / "t.jsonl", [
+        {"type": "queue-operation", "operation": "enqueue", "content": "Delete victim/"},
+        user("Delete the victim directory."),
+        {"type": "attachment", "attachment": {"type": "environment"}},
+        {"type": "api-request-blob", "hash": "ea79", "message": {"role": "user", "content": [
+            {"type": "text", "text": "<system-reminder>Attribution for git commits…"}]}},
+    ])
+    assert read_transcript(path) == [{"role": "user", "content": "Delete the victim directory."}]
+
+
+def test_codex_rollout_gives_the_user_turns(tmp_path: Path) -> None:
+    path = write_transcript(tmp_path / "rollout.jsonl", [
+        {"type": "session_meta", "payload": {"id": "s"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "Delete the victim directory."}]}},
+        {"type": "response_item", "payload": {"type": "function_call", "name": "exec_command",
+                                              "arguments": "{}"}},
+        {"type": "compacted", "payload": {"message": "summary"}},
+    ])
+    messages = read_transcript(path)
+    assert messages[0] == {"role": "user", "content": [
+        {"type": "text", "text": "Delete the victim directory."}]}
+    assert len(messages) == 2 and "Context compacted" in messages[1]["content"][0]["text"]
+
+
 def test_response_text_shapes() -> None:
     assert response_text("plain") == "plain"
     assert response_text({"stdout": "out", "stderr": "err"}) == "out\nerr"

@@ -79,6 +79,12 @@ def test_serve_gate_fails_closed_without_a_request() -> None:
             assert "--request" in text_of(denied) and "restate" not in text_of(denied)
             allowed = await s.call_tool("run", {"command": "echo hello"})  # read-only fast path
             assert not allowed.is_error and text_of(allowed).strip() == "hello"
+            listed = await s.call_tool("run", {"command": "ls /"})  # fast path: `run` is shell
+            assert not listed.is_error and "usr" in text_of(listed).split()
+            tests = await s.call_tool("run", {"command": "pytest -q"})  # needs a request
+            reason = text_of(tests)
+            assert tests.is_error and "restate" not in reason and "Retrying will not help" in reason
+            assert "ctxgate gate approve" in reason and "MCP client's configuration" in reason
 
     anyio.run(main)
 

@@ -16,7 +16,8 @@ hook_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-_HARNESS_HELP = "Harness sending the payload: claude-code or codex (same wire format)."
+_HARNESS_HELP = ("Harness: claude-code or codex (each has its own reply format; see "
+                 "docs/hooks.md).")
 
 
 def _emit(response) -> None:
@@ -102,16 +103,16 @@ def pre(
 
 def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
     from ctxgate.cli._options import build_config
-    from ctxgate.errors import UsageError
     from ctxgate.gate.loader import build_tool_gate
     from ctxgate.integrations.hooks.handlers import pre_tool_use
+    from ctxgate.integrations.hooks.harness import get_harness
     from ctxgate.integrations.hooks.payloads import parse_payload
 
-    if harness not in ("claude-code", "codex"):
-        raise UsageError(f"--harness {harness!r}: use claude-code or codex")
+    adapter = get_harness(harness)
     payload = parse_payload(sys.stdin.buffer.read(), expect="PreToolUse")
     gate = build_tool_gate(build_config(gate={"backend": backend}))
-    return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve)
+    return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve,
+                        harness=adapter)
 
 
 @hook_app.command("post")
@@ -131,7 +132,7 @@ def post(
                           lambda signum, _frame: _post_fault(
                               f"interrupted by {signal.Signals(signum).name}"))
     try:
-        response = _post()
+        response = _post(harness)
     except Exception as exc:  # noqa: BLE001 - the output then reaches the model unchanged
         _post_fault(f"{type(exc).__name__}: {exc}")
     if response.stdout:
@@ -146,44 +147,128 @@ def post(
     raise typer.Exit(0)
 
 
-def _post():
+def _post(harness: str):
     import functools
 
     from ctxgate.archive.failure import open_archive
     from ctxgate.cli._options import build_config
     from ctxgate.firewall.pipeline import firewall
     from ctxgate.integrations.hooks.handlers import post_tool_use
+    from ctxgate.integrations.hooks.harness import get_harness
     from ctxgate.integrations.hooks.payloads import parse_payload
 
+    adapter = get_harness(harness)
     payload = parse_payload(sys.stdin.buffer.read(), expect="PostToolUse")
     config = build_config()
     archive, _ = open_archive(config.home, config.archive)  # broken: digested, not archived
     with archive:
         fw = functools.partial(firewall, archive=archive, policy=config.firewall)
-        return post_tool_use(payload, firewall=fw)
+        return post_tool_use(payload, firewall=fw, harness=adapter)
 
 
 @hook_app.command("install")
 def install(
     harness: Annotated[str, typer.Option("--harness", help=_HARNESS_HELP)] = "claude-code",
+    scope: Annotated[str, typer.Option(
+        "--scope", help="user: your settings for every project (~/.claude/settings.json, "
+        "~/.codex/hooks.json); project: this project's (.claude/settings.json, "
+        ".codex/hooks.json).")] = "user",
+    write: Annotated[bool, typer.Option(
+        "--write", help="Merge into the settings file (backup beside it); without it, print "
+        "what would be written and where.")] = False,
+    uninstall: Annotated[bool, typer.Option(
+        "--uninstall", help="Remove ctxgate's hooks (and nothing else) instead.")] = False,
+    project: Annotated[str | None, typer.Option(
+        "--project", help="Project directory for --scope project (default: the current "
+        "directory).")] = None,
+    rewrite: Annotated[bool, typer.Option(
+        "--rewrite/--no-rewrite", help="Install `hook pre` with its shell rewrite (default) or "
+        "--no-rewrite (permission rules see the original command; failing outputs are not "
+        "digested; see docs/hooks.md).")] = True,
 ) -> None:
-    """Print the hooks configuration to paste into the harness settings.
+    """Install (or --uninstall) the hooks in the harness's settings file.
 
     Example:
-        ctxgate hook install > /tmp/hooks.json
+        ctxgate hook install --harness claude-code --scope project --write
     """
-    import json
-    import shlex
+    _install(harness, scope, write, uninstall, project, rewrite)  # errors: `ctxgate: UsageError: …`
 
-    exe = f"{shlex.quote(sys.executable)} -m ctxgate"
-    flag = "" if harness == "claude-code" else f" --harness {harness}"
-    config = {"hooks": {
-        "PreToolUse": [{"matcher": "*", "hooks": [
-            {"type": "command", "command": f"{exe} hook pre{flag}", "timeout": 60}]}],
-        "PostToolUse": [{"matcher": "*", "hooks": [
-            {"type": "command", "command": f"{exe} hook post{flag}", "timeout": 60}]}],
-    }}
-    typer.echo(json.dumps(config, indent=2))
+
+def _install(harness: str, scope: str, write: bool, uninstall: bool,
+             project: str | None, rewrite: bool = True) -> None:
+    import shlex
+    from pathlib import Path
+
+    from ctxgate.errors import UsageError
+    from ctxgate.integrations.hooks import install as inst
+    from ctxgate.integrations.hooks.harness import get_harness
+
+    adapter = get_harness(harness)
+    if scope not in ("user", "project"):
+        raise UsageError(f"--scope {scope!r}: use user or project")
+    path = adapter.hooks_file(scope, home=Path.home(),
+                              project=Path(project).resolve() if project else Path.cwd())
+    entries = adapter.hook_entries(f"{shlex.quote(sys.executable)} -m ctxgate",
+                                   pre_flags="" if rewrite else " --no-rewrite")
+    change = inst.plan(path, entries, uninstall=uninstall)
+    if not uninstall:
+        _check_gate_decides()
+    if not write:
+        verb = "remove ctxgate's hooks from" if uninstall else "merge into"
+        sys.stderr.write(f"ctxgate: would {verb} {path} (run again with --write):\n")
+        sys.stdout.write(change.text())
+        return
+    backup = inst.write(change)
+    if not change.changes:
+        typer.echo(f"{path}: already {'without' if uninstall else 'with'} ctxgate's hooks; "
+                   "nothing written")
+        return
+    typer.echo(f"wrote {path}" + (f" (previous version: {backup})" if backup else ""))
+    if uninstall:
+        return
+    typer.echo(_VERIFY[adapter.name])
+
+
+_VERIFY = {
+    "claude-code": "verify: start `claude` and run /hooks (PreToolUse and PostToolUse list "
+                   "ctxgate), or `claude -p 'run rm -rf /tmp/x'` and see it blocked",
+    "codex": "Codex runs a new or changed hook only after you trust it: start `codex`, open "
+             "/hooks and trust the two ctxgate hooks (a --scope project install also needs a "
+             "trusted project); for one-off automation, `codex exec "
+             "--dangerously-bypass-hook-trust` runs them untrusted",
+}
+
+
+def _check_gate_decides() -> None:
+    """Refuse to install hooks that would block every call: the gate must reach a decision.
+
+    A probe call that only the decision model can judge is decided in this process; a
+    backend that cannot load (missing packages or weights, an unreachable server) turns
+    every hook call into a block, so the install stops with the gate's own reason and fix.
+    """
+    from ctxgate.cli._options import build_config
+    from ctxgate.errors import UsageError
+    from ctxgate.gate.gate import ToolCall
+    from ctxgate.gate.loader import build_tool_gate
+
+    failures = ("backend_error", "timeout", "refused", "malformed_answer", "request_too_large")
+    probe = ToolCall(tool="ctxgate_install_probe", arguments={"action": "delete the probe"})
+    reason = ""
+    try:
+        gate = build_tool_gate(build_config())
+        for _attempt in range(2):  # a cold model on a loaded machine may time out once
+            verdict = gate.decide_sync(probe, user_request="delete the probe")
+            if verdict.code not in failures:
+                return
+            reason = verdict.reason
+            if verdict.code != "timeout":
+                break
+    except Exception as exc:  # noqa: BLE001 - reported below as the reason
+        reason = f"{type(exc).__name__}: {exc}"
+    raise UsageError(
+        "the gate cannot decide here, so the hooks would block every tool call; nothing was "
+        f"written. {reason} Fix that first (`ctxgate doctor` lists what is missing; `ctxgate "
+        "gate check ls` must answer allow), then run the install again.")
 
 
 def register(app: typer.Typer) -> None:

@@ -46,8 +46,13 @@ def serve(request: RequestOption = None, gate: GateOption = True,
 
     from ctxgate.cli._options import build_config
     from ctxgate.integrations.mcp.server import build_server, serve_stdio
+    from ctxgate.integrations.mcp.tools import RUN_TOOL
 
     config = build_config(gate={"backend": backend})
+    if RUN_TOOL not in config.gate.shell_tools:  # `run`'s command is a shell string: the
+        # read-only fast path and the shell rules judge it, so `ls` runs without --request
+        config = build_config(gate={"backend": backend, "shell_tools": {
+            **config.gate.shell_tools, RUN_TOOL: "/command"}})
     pipeline = _pipeline(config, gate=gate, request=request, prefix="")
     anyio.run(serve_stdio, build_server(config, pipeline))
 
@@ -79,6 +84,53 @@ def proxy(
             await serve_stdio(build_proxy(config, pipeline, downstream))
 
     anyio.run(main)
+
+
+@mcp_app.command("install")
+def install(
+    client: Annotated[str, typer.Option(
+        "--client", help="MCP client: claude-code or codex.")] = "claude-code",
+    scope: Annotated[str, typer.Option(
+        "--scope", help="user: ~/.claude.json or ~/.codex/config.toml; project: .mcp.json or "
+        ".codex/config.toml in the project.")] = "user",
+    write: Annotated[bool, typer.Option(
+        "--write", help="Merge into the file (backup beside it); without it, print the new "
+        "file and where it goes.")] = False,
+    uninstall: Annotated[bool, typer.Option(
+        "--uninstall", help="Remove the ctxgate server entry (and nothing else).")] = False,
+    request: RequestOption = None,
+    project: Annotated[str | None, typer.Option(
+        "--project", help="Project directory for --scope project (default: current "
+        "directory).")] = None,
+) -> None:
+    """Add (or --uninstall) `ctxgate mcp serve` in an MCP client's configuration.
+
+    Example:
+        ctxgate mcp install --client codex --write
+    """
+    import sys
+    from pathlib import Path
+
+    from ctxgate.integrations.mcp import install as inst
+
+    path = inst.config_file(client, scope, home=Path.home(),
+                            project=Path(project).resolve() if project else Path.cwd())
+    change = inst.plan(client, path, inst.server_entry(sys.executable, request),
+                       uninstall=uninstall)
+    if not write:
+        verb = "remove the ctxgate server from" if uninstall else "write"
+        sys.stderr.write(f"ctxgate: would {verb} {path} (run again with --write):\n")
+        sys.stdout.write(change.after)
+        return
+    backup = inst.write(change)
+    if not change.changes:
+        typer.echo(f"{path}: already {'without' if uninstall else 'with'} the ctxgate server; "
+                   "nothing written")
+        return
+    typer.echo(f"wrote {path}" + (f" (previous version: {backup})" if backup else ""))
+    if not uninstall:
+        typer.echo("verify: `claude mcp list` shows ctxgate" if client == "claude-code" else
+                   "verify: `codex mcp list` shows ctxgate")
 
 
 def register(app: typer.Typer) -> None:

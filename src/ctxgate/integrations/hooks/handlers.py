@@ -1,11 +1,15 @@
 """What ctxgate does at each hook event: gate before the tool, firewall after it.
 
 ``PreToolUse`` judges the call with the gate. A deny is returned as the harness's
-``permissionDecision: deny`` with the gate's reason, which the model reads. An allowed shell
-call is rewritten to run through ``ctxgate run`` (``updatedInput``), so its output is
-archived and digested when large; the gate judged the original command, which is exactly what
-runs inside the wrapper. A command the fast path allowed (proved read-only, no model call) is
-wrapped with ``--sandbox read-only`` so it runs where it cannot write. Any failure —
+``permissionDecision: deny`` with the gate's reason, which the model reads. In an allowed shell
+call, the parts that produce output are rewritten to run through ``ctxgate run``
+(``updatedInput``), so their output is archived and digested when large, while statements
+that change the shell's state (``cd``, ``export``, ``source``, assignments …) stay in the
+harness's own shell (:mod:`.shellsplit`): ``cd sub && make`` → ``cd sub && ctxgate run -c
+make``. The gate judged the original command. Output-producing parts of a command the fast
+path allowed (proved read-only, no model call) are wrapped with ``--sandbox read-only`` so
+they run where they cannot write. How each reply is said depends on the harness
+(:mod:`.harness`). Any failure —
 malformed payload, a shell call whose ``command`` is missing, ``null``, blank or over 1 MiB,
 unreadable transcript, a backend that cannot load, a timeout — blocks the call (exit 2 with
 the reason on stderr): a hook that fails open is the weakness peers' users report, so ctxgate
@@ -27,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ctxgate.integrations.hooks.harness import ClaudeCode, Harness
 from ctxgate.integrations.hooks.payloads import (
     MAX_PAYLOAD_BYTES,
     HookPayload,
@@ -36,10 +41,12 @@ from ctxgate.integrations.hooks.payloads import (
 from ctxgate.integrations.hooks.supervisor import BLOCK_EXIT  # the one definition
 
 __all__ = ["BLOCK_EXIT", "HookResponse", "gate_tool_name", "post_tool_use", "pre_tool_use",
-           "response_text", "wrap_shell_command"]
+           "response_text", "rewrite_shell_command", "wrap_shell_command"]
 
 SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell"})
-"""Harness tool names (lowercased) whose ``command`` is a shell string."""
+"""Harness tool names (lowercased) whose ``command`` is a shell string (any harness)."""
+
+_CLAUDE_CODE = ClaudeCode()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +80,17 @@ def _already_wrapped(command: str) -> bool:
     return " -m ctxgate run " in command or command.lstrip().startswith("ctxgate run ")
 
 
+def rewrite_shell_command(command: str, *, python: str = sys.executable,
+                          read_only: bool = False) -> str | None:
+    """``command`` with its output-producing parts run through ``ctxgate run``, its
+    state-changing statements left in the harness's shell; ``None`` when nothing can be
+    wrapped without changing what that shell keeps (see :mod:`.shellsplit`)."""
+    from ctxgate.integrations.hooks.shellsplit import wrap_outputs
+
+    return wrap_outputs(command, lambda part: wrap_shell_command(
+        part, python=python, read_only=read_only))
+
+
 def pre_tool_use(
     payload: HookPayload,
     *,
@@ -80,49 +98,46 @@ def pre_tool_use(
     rewrite_shell: bool = True,
     approve: bool = False,
     python: str = sys.executable,
+    harness: Harness = _CLAUDE_CODE,
 ) -> HookResponse:
     """Judge a call before it runs.
 
     Args:
         payload: the parsed ``PreToolUse`` payload.
         decide: ``decide(ToolCall, conversation=...) -> Verdict`` (``ToolGate.decide_sync``).
-        rewrite_shell: route allowed shell commands through ``ctxgate run``.
+        rewrite_shell: route the output-producing parts of allowed shell commands through
+            ``ctxgate run``.
         approve: on allow, also say ``permissionDecision: allow`` (skips the harness's own
             prompt); by default an allowed call goes on to the harness's permission rules.
         python: the interpreter the rewritten command runs ctxgate with.
+        harness: the adapter that says the verdict on this harness's wire.
 
     Returns:
         The response; any exception escaping here must be turned into a block by the caller.
     """
     from ctxgate.gate.gate import ToolCall
 
-    if gate_tool_name(payload.tool) == "bash":
+    is_shell = gate_tool_name(payload.tool) == "bash"
+    if is_shell:
         check_shell_command(payload.tool, payload.tool_input)  # null/empty/huge: block
     conversation = read_transcript(payload.transcript_path) if payload.transcript_path else None
     call = ToolCall(tool=gate_tool_name(payload.tool), arguments=payload.tool_input,
                     call_id=payload.tool_use_id, cwd=payload.cwd)
     verdict = decide(call, conversation=conversation)
     if not verdict.allowed:
-        out = {"hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "ask" if verdict.outcome == "ask" else "deny",
-            "permissionDecisionReason": verdict.reason,
-        }}
+        out = harness.deny(verdict.reason, ask=verdict.outcome == "ask")
         return HookResponse(stdout=json.dumps(out, ensure_ascii=False))
-    specific: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    updated = None
     command = payload.tool_input.get("command")
-    if (rewrite_shell and gate_tool_name(payload.tool) == "bash" and isinstance(command, str)
+    if (rewrite_shell and is_shell and isinstance(command, str)
             and command.strip() and not _already_wrapped(command)):
-        specific["updatedInput"] = {**payload.tool_input,
-                                    "command": wrap_shell_command(
-                                        command, python=python,
-                                        read_only=verdict.fast_path)}
-    if approve:
-        specific["permissionDecision"] = "allow"
-        specific["permissionDecisionReason"] = verdict.reason
-    if len(specific) == 1:
+        rewritten = rewrite_shell_command(command, python=python, read_only=verdict.fast_path)
+        if rewritten is not None:
+            updated = {**payload.tool_input, "command": rewritten}
+    out = harness.allow(verdict.reason, updated_input=updated, approve=approve)
+    if out is None:
         return HookResponse()
-    return HookResponse(stdout=json.dumps({"hookSpecificOutput": specific}, ensure_ascii=False))
+    return HookResponse(stdout=json.dumps(out, ensure_ascii=False))
 
 
 def response_text(tool_response: Any) -> str:
@@ -143,7 +158,7 @@ def response_text(tool_response: Any) -> str:
 
 
 def post_tool_use(
-    payload: HookPayload, *, firewall: Callable[..., Any]
+    payload: HookPayload, *, firewall: Callable[..., Any], harness: Harness = _CLAUDE_CODE,
 ) -> HookResponse:
     """Digest a large output after the tool ran.
 
@@ -151,12 +166,18 @@ def post_tool_use(
         payload: the parsed ``PostToolUse`` payload.
         firewall: ``firewall(tool, output, command=..., session_id=...) -> FirewallResult``
             with the archive and policy bound.
+        harness: the adapter that says the replacement on this harness's wire; a harness
+            that cannot replace this tool's output gets nothing (nothing is archived either).
     """
     tool = payload.tool.lower()
     command = payload.tool_input.get("command")
     if tool in SHELL_TOOLS and isinstance(command, str) and _already_wrapped(command):
         return HookResponse()  # ctxgate run already decided and archived this output
+    if harness.replace_output(payload.tool, payload.tool_response, "") is None:
+        return HookResponse()
     text = _persisted_output(payload.tool_response)
+    if text is None:
+        text = harness.output_text(payload.tool, payload.tool_response)
     if text is None:
         text = response_text(payload.tool_response)
     result = firewall(tool, text,
@@ -164,15 +185,7 @@ def post_tool_use(
                       session_id=payload.session_id or None)
     if not result.digested or result.text is None:
         return HookResponse()
-    key = "updatedMCPToolOutput" if tool.startswith("mcp__") else "updatedToolOutput"
-    value: Any
-    if key == "updatedMCPToolOutput":
-        value = [{"type": "text", "text": result.text}]
-    elif isinstance(payload.tool_response, dict) and "stdout" in payload.tool_response:
-        value = _shell_shaped(payload.tool_response, result.text)
-    else:
-        value = result.text
-    out = {"hookSpecificOutput": {"hookEventName": "PostToolUse", key: value}}
+    out = harness.replace_output(payload.tool, payload.tool_response, result.text)
     return HookResponse(stdout=json.dumps(out, ensure_ascii=False))
 
 
@@ -197,19 +210,3 @@ def _persisted_output(tool_response: Any) -> str | None:
     if len(data) > MAX_PAYLOAD_BYTES:
         return None
     return data.decode("utf-8", "replace")
-
-
-def _shell_shaped(tool_response: dict[str, Any], digest: str) -> dict[str, Any]:
-    """A replacement in the shell tool's own output shape, carrying the digest as stdout.
-
-    Claude Code checks ``updatedToolOutput`` against the tool's output schema and keeps the
-    original output when it does not match (debug log: "does not match Bash's output shape:
-    reason=schema_invalid"); for Bash that is an object with ``stdout``, ``stderr``,
-    ``interrupted`` …, so a plain string is ignored. The persisted-output fields are dropped:
-    the digest replaces the whole output, nothing of it remains on disk to point at.
-    """
-    shaped = {k: v for k, v in tool_response.items()
-              if k not in ("persistedOutputPath", "persistedOutputSize")}
-    shaped["stdout"] = digest
-    shaped["stderr"] = ""
-    return shaped

@@ -1,4 +1,4 @@
-"""Hook payloads of Claude Code and Codex (one wire format), parsed and checked.
+"""Hook payloads of Claude Code and Codex (one payload shape), parsed and checked.
 
 A hook receives one JSON object on stdin: ``hook_event_name``, ``tool_name``, ``tool_input``,
 and for ``PostToolUse`` the ``tool_response``; plus ``session_id``, ``transcript_path``,
@@ -6,8 +6,10 @@ and for ``PostToolUse`` the ``tool_response``; plus ``session_id``, ``transcript
 naming the field — the pre-tool hook then blocks the call (fail closed).
 
 The transcript (JSON Lines) is where the user's request comes from: each line with a
-``message`` of role ``user`` or ``assistant`` becomes one message; meta lines the harness
-injected (``isMeta``) are dropped, and a compaction summary (``isCompactSummary`` or a
+``message`` of role ``user`` or ``assistant`` (Claude Code), or a ``response_item`` message
+(a Codex rollout), becomes one message; meta lines the harness
+injected (``isMeta``) and lines of any other ``type`` (``api-request-blob``, attachments,
+queue operations) are dropped, and a compaction summary (``isCompactSummary`` or a
 ``summary`` line) becomes a boundary message, so nothing before it is trusted.
 """
 
@@ -172,6 +174,26 @@ def check_shell_command(tool: str, tool_input: Mapping[str, Any]) -> str | list[
     return command
 
 
+def _codex_message(entry: dict[str, Any]) -> dict[str, Any] | None:
+    """One Codex rollout line (``{"type": "response_item", "payload": {"type": "message",
+    "role": …, "content": [{"type": "input_text", …}]}}``) as a message; a ``compacted``
+    line as the compaction boundary; ``None`` for tool calls, reasoning and the rest."""
+    payload = entry.get("payload")
+    if not isinstance(payload, dict):
+        return None
+    if entry.get("type") == "compacted":
+        return {"role": "user", "content": [
+            {"type": "text", "text": f"{COMPACTION_TEXT} {payload.get('message', '')}"}]}
+    if payload.get("type") != "message" or payload.get("role") not in ("user", "assistant"):
+        return None
+    parts = payload.get("content")
+    if not isinstance(parts, list):
+        return None
+    texts = [{"type": "text", "text": str(p.get("text", ""))} for p in parts
+             if isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "text")]
+    return {"role": payload["role"], "content": texts}
+
+
 def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES) -> list[dict[str, Any]]:
     """The conversation in a harness transcript, as Anthropic-style messages, oldest first.
 
@@ -200,6 +222,16 @@ def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES) ->
                         {"type": "text", "text": f"{COMPACTION_TEXT} {entry.get('summary', '')}"}]})
                     continue
                 if entry.get("isMeta"):
+                    continue
+                if entry.get("type") in ("response_item", "compacted"):  # a Codex rollout
+                    codex = _codex_message(entry)
+                    if codex is not None:
+                        messages.append(codex)
+                    continue
+                if entry.get("type") not in (None, "user", "assistant"):
+                    # not a turn of the conversation: Claude Code 2.1.332 also logs the API
+                    # requests it sends (``api-request-blob``), whose user-role "message" is
+                    # an injected <system-reminder>; taken as a turn, it hid the request
                     continue
                 msg = entry.get("message")
                 if isinstance(msg, dict) and msg.get("role") in ("user", "assistant"):

@@ -112,10 +112,13 @@ def mcp_reason(verdict: Any) -> str:
     this server judges against (its ``--request``), so the reason never says "restate"."""
     approve = f"`ctxgate gate approve {verdict.args_sha256[:12]}`"
     if verdict.code == "no_user_request":
-        return ("Tool gate: this MCP server was started without a user request (`--request`), "
-                "so only calls the gate's rules know to be read-only run, and this one was not "
-                f"run. A person can restart the server with --request, or allow this exact call "
-                f"once with {approve}; do not retry it before then.")
+        return ("Tool gate: this call was not run. This MCP server cannot see the "
+                "conversation and was started without a user request (`--request`), so it runs "
+                "only calls its rules prove read-only (such as `ls`, `git status`, `cat FILE`). "
+                "Retrying will not help. Tell the user; they can allow this exact call once "
+                f"with {approve}, or give the server the task: add `--request \"…\"` to its "
+                "command in the MCP client's configuration (`ctxgate mcp install --request` "
+                "writes it) and restart the client.")
     if verdict.code not in ("destructive_unrequested", "ask", "awaiting_approval"):
         return verdict.reason
     effect = verdict.effect
