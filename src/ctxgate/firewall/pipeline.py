@@ -110,7 +110,10 @@ class OutputPipeline:
             self.command, p.dataset_commands, line_selectors=p.line_selectors)
         implicit = bool(self.command_class) or self.inline
         limit = max(p.min_tokens, p.verbatim_max_tokens if implicit else 0)
-        self.meter = TokenMeter(p.tokenizer, limit, defer_bytes=p.min_tokens)
+        # tokens are counted only where bytes cannot decide: outputs of min_tokens to
+        # limit * MAX_TOKEN_BYTES bytes (never for bytes the model will not see whole)
+        self.meter = TokenMeter(p.tokenizer, limit, defer_bytes=p.min_tokens,
+                                hold_bytes=limit * MAX_TOKEN_BYTES)
         self.scanner = OutputScanner(
             keep_bytes=max(p.json_preview_max_bytes, p.min_tokens * MAX_TOKEN_BYTES,
                            p.inline_max_bytes if self.inline else 0),

@@ -40,7 +40,6 @@ candidates: they are data, not messages, bytes."""
 _CLASSIFY_BUDGET = 2_000
 """Candidate lines classified in all; past that (a flood) keyword occurrences are only counted
 and the last lines that matter are taken from the kept tail bytes."""
-_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -152,6 +151,12 @@ class OutputScanner:
             self._sniff(before)
         if self._sha is not None:
             self._sha.update(data)
+        if not self._buf and len(data) >= BLOCK_BYTES:
+            cut = data.rfind(b"\n") + 1  # a whole chunk: scanned without copying it first
+            if cut:
+                self._buf += data[cut:]
+                self._scan(data if cut == len(data) else data[:cut])
+                return
         self._buf += data
         if len(self._buf) >= BLOCK_BYTES:
             cut = self._buf.rfind(b"\n") + 1
@@ -254,7 +259,7 @@ class OutputScanner:
             m = end + 1
 
     def _keyword_scan(self, block: bytes, first_no: int) -> None:
-        lowered = block.translate(_LOWER)
+        lowered = block.lower()  # ASCII only, as the keywords are (2x faster than translate)
         if self._counting_only:
             self._count_occurrences(lowered, 0)
             return
@@ -324,6 +329,11 @@ class OutputScanner:
 
     def _count_occurrences(self, lowered: bytes, start: int) -> None:
         self._exact = False
+        counter = _counted_finder()
+        if counter is not None:  # one pass for all (the same sum: see _counted_finder)
+            self._uncounted += len(counter.find_matches_as_indexes(
+                memoryview(lowered)[start:] if start else lowered))
+            return
         for kw in _COUNTED:
             self._uncounted += lowered.count(kw, start)
 
@@ -379,6 +389,33 @@ def _keyword_finder():
         except ImportError:
             _FINDER.append(None)
     return _FINDER[0]
+
+
+def _counted_finder():
+    """One non-overlapping matcher of the counted keywords, or None.
+
+    Its match count equals the sum of ``bytes.count`` over the keywords only when no
+    occurrence of one keyword can overlap another (or itself); that is checked here, and any
+    overlap (or a missing ``ahocorasick_rs``) keeps the one-count-per-keyword loop.
+    """
+    if not _COUNTER:
+        found = None
+        kws = tuple(_COUNTED)
+        clash = any(a != b and (a in b) for a in kws for b in kws) or any(
+            a[-k:] == b[:k] for a in kws for b in kws for k in range(1, min(len(a), len(b))))
+        if not clash:
+            try:
+                import ahocorasick_rs
+
+                found = ahocorasick_rs.BytesAhoCorasick(
+                    list(kws), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
+            except ImportError:
+                pass
+        _COUNTER.append(found)
+    return _COUNTER[0]
+
+
+_COUNTER: list = []
 
 
 def _looks_binary(head: bytes) -> bool:
