@@ -195,3 +195,19 @@ def test_meter_holding_bytes_counts_as_streaming_and_never_past_the_bound() -> N
     small.feed(b"tiny")
     small.close()
     assert small.counted == 0 and small.total_bytes == 4 and not small.reaches(5)
+
+
+def test_blocks_and_so_the_scan_do_not_depend_on_how_the_output_was_fed() -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from _gen import generate
+
+    # a flood of keyword lines (the classify budget runs out mid-output) and long lines
+    data = b"".join(generate("short_lines", 6_000_000)) + b"x" * 5_000_000 + b"\nend\n" + \
+        b"".join(generate("long_lines", 2_000_000))
+    whole = scan_chunks(data, [len(data)])
+    assert not whole.hits_exact  # the flood case, where block edges used to matter
+    for sizes in ([1 << 20], [65_536], [999_983, 4_096, 3_000_001], [(1 << 20) - 32_768]):
+        assert scan_chunks(data, sizes) == whole, sizes

@@ -158,7 +158,13 @@ class Chunker:
         if self._buf:
             piece = bytes(self._buf)
             self._buf.clear()
-            self._emit(piece, out)
+            if self._pool is None:  # the whole stream is this one piece: no worker needed
+                comp = self._hash_and_compress(piece)
+                self.rows.append((len(piece), len(comp), piece.count(b"\n")))
+                self.stored += len(comp)
+                out.append(comp)
+            else:
+                self._emit(piece, out)
         while self._pending:
             self._finish_one(out)
         if self._pool is not None:

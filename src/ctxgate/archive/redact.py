@@ -116,6 +116,13 @@ class _Literals:
     def __init__(self, patterns: tuple[Pattern, ...]) -> None:
         self.literals = tuple(sorted({lit for p in patterns for lit in p.literals}))
         self.anchors = tuple(sorted({a for p in patterns for a in p.anchors}))
+        self._automata: Any = None
+        self._built = False
+
+    def _build(self) -> None:
+        """The automata and their overlap tables, made the first time a buffer is large
+        enough to need them (~10 ms; a short output never pays it)."""
+        self._built = True
         self.neighbours = {a: tuple(b for b in self.literals if b != a and _overlap(a, b))
                            for a in self.literals}
         """Literals a leftmost-first match of the key could hide (they share bytes)."""
@@ -124,20 +131,30 @@ class _Literals:
                         for a in self.anchors}
         """``(anchor, offset)``: anchors that can start ``offset`` bytes into the key's match
         (a leftmost-first search reports the key and skips them)."""
-        self.automata: Any = None
         if USE_AUTOMATON:
             try:
                 import ahocorasick_rs
             except ImportError:
                 pass
             else:
-                self.automata = tuple(
+                self._automata = tuple(
                     ahocorasick_rs.BytesAhoCorasick(
                         list(lits), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
                     if lits else None for lits in (self.literals, self.anchors))
 
+    @property
+    def automata(self) -> Any:
+        if not self._built:
+            self._build()
+        return self._automata
+
     def find(self, lower: bytes) -> tuple[set[bytes], list[tuple[bytes, int]]]:
-        """The literals present in ``lower``, and ``(anchor, start)`` of every anchor."""
+        """The literals present in ``lower``, and ``(anchor, start)`` of every anchor.
+
+        Buffers under :data:`_SMALL_BYTES` are searched literal by literal (the same answer;
+        cheaper than building the automata for one short output)."""
+        if len(lower) < _SMALL_BYTES and not self._built:
+            return self._find_slow(lower)
         if self.automata is not None:
             # leftmost-first, non-overlapping: ~5x faster than overlapping search. A literal
             # can only be hidden by a found one it overlaps: those are checked one by one.
@@ -192,6 +209,9 @@ def _overlap(a: bytes, b: bytes) -> bool:
         return True
     return any(a[-k:] == b[:k] or b[-k:] == a[:k] for k in range(1, min(len(a), len(b))))
 
+
+_SMALL_BYTES = 8_192
+"""Buffers shorter than this are searched without the automata (until they are built)."""
 
 USE_AUTOMATON = True
 """Use ``ahocorasick_rs`` for the literals when it is installed (tests switch it off)."""

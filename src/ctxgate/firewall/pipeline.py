@@ -209,9 +209,8 @@ class OutputPipeline:
             return self._finished
         if self._redactor is not None:
             self._consume(self._redactor.flush())
-        scan = self.scanner.close()
         meter = self.meter.close()
-        decision = decide(tool=self.tool, output_bytes=scan.total_bytes, gauge=meter,
+        decision = decide(tool=self.tool, output_bytes=self.scanner.total_bytes, gauge=meter,
                           policy=self.policy, command=self.command, raw=self.raw,
                           inline=self.inline, command_class=self.command_class)
         extra = {"decision": decision.to_dict(), "notes": list(notes),
@@ -226,9 +225,11 @@ class OutputPipeline:
             except Exception as exc:  # noqa: BLE001 - shown bounded, marked not archived
                 self._fail(exc)
         held_whole = (len(self._raw_prefix) == self._raw_bytes if self._raw_prefix is not None
-                      else scan.complete)
+                      else self.scanner.holds_all)
         # Not stored and not held whole: only a bounded view can be shown.
         bounded = entry is None and not streamed and verbatim is None and not held_whole
+        # what is shown whole needs no analysis of what is left unscanned
+        scan = self.scanner.close(analyse=decision.digest or bounded)
         if self._store_error is not None:
             notes = (*notes, self._lost_note(self._raw_bytes, decision.digest or bounded,
                                              streamed))

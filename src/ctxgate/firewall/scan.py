@@ -21,10 +21,14 @@ import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from ctxgate.firewall.blocks import KnownLine, WindowCollector
+from typing import TYPE_CHECKING, Any
+
 from ctxgate.firewall.errorlines import COUNTED_KEYWORDS as _COUNTED
 from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, Hit, classify_line
-from ctxgate.firewall.shapes import ShapeMiner, Shapes
+
+if TYPE_CHECKING:  # loaded with the first block analysed (never for a small verbatim output)
+    from ctxgate.firewall.blocks import KnownLine
+    from ctxgate.firewall.shapes import Shapes
 
 __all__ = ["OutputScanner", "ScanResult"]
 
@@ -114,6 +118,7 @@ class OutputScanner:
         self._total = 0
         self._newlines = 0
         self._offset = 0  # absolute offset of self._buf[0]
+        self._grid = BLOCK_BYTES  # the next block ends at the last newline before this
         self._line_start = 0  # absolute offset where the current line starts
         self._longest = 0
         self._longest_no = 0
@@ -131,9 +136,9 @@ class OutputScanner:
         self._legacy = False
         self._sha = None
         self._closed: ScanResult | None = None
-        self._windows = WindowCollector()
+        self._windows: Any = None
         self._collecting = False
-        self._shapes = ShapeMiner()
+        self._shapes: Any = None
 
     def feed(self, data: bytes) -> None:
         """Add a chunk (any size, any boundary)."""
@@ -151,25 +156,64 @@ class OutputScanner:
             self._sniff(before)
         if self._sha is not None:
             self._sha.update(data)
-        if not self._buf and len(data) >= BLOCK_BYTES:
-            cut = data.rfind(b"\n") + 1  # a whole chunk: scanned without copying it first
-            if cut:
-                self._buf += data[cut:]
-                self._scan(data if cut == len(data) else data[:cut])
-                return
-        self._buf += data
-        if len(self._buf) >= BLOCK_BYTES:
-            cut = self._buf.rfind(b"\n") + 1
-            if cut == 0 and len(self._buf) < MAX_CARRY_BYTES:
-                return
-            if cut == 0:
-                cut = len(self._buf)
-            block = bytes(self._buf[:cut])
-            del self._buf[:cut]
-            self._scan(block)
+        if self._buf:
+            self._buf += data
+            used = self._drain(self._buf)
+            if used:
+                del self._buf[:used]
+        else:  # nothing carried: cut blocks from the chunk itself (no copy first)
+            used = self._drain(data)
+            if used < len(data):
+                self._buf += data[used:]
 
-    def close(self) -> ScanResult:
-        """Scan what is left and return the result (idempotent)."""
+    def _drain(self, buf: bytes | bytearray) -> int:
+        """Scan every complete block at the start of ``buf``; returns the bytes used.
+
+        Blocks end at the last newline before each multiple of :data:`BLOCK_BYTES` of the
+        output (or, for a line crossing it, at that line's end, or :data:`MAX_CARRY_BYTES`
+        on), so where they fall depends on the bytes alone, never on how they were fed:
+        the same output gives the same scan (and digest) whatever its pipe delivered.
+        """
+        pos, n = 0, len(buf)
+        view = memoryview(buf) if isinstance(buf, bytearray) else None
+        while self._offset + n - pos >= self._grid:
+            at = pos + self._grid - self._offset  # the grid point, as an index into buf
+            cut = buf.rfind(b"\n", pos, at) + 1
+            if cut <= pos:  # no line ends before the grid point
+                nl = buf.find(b"\n", at, pos + MAX_CARRY_BYTES)
+                if nl != -1:
+                    cut = nl + 1
+                elif n - pos >= MAX_CARRY_BYTES:
+                    cut = pos + MAX_CARRY_BYTES
+                else:
+                    break  # wait for the line's end
+            if view is not None:
+                block = bytes(view[pos:cut])
+            else:
+                block = buf if pos == 0 and cut == n else buf[pos:cut]
+            self._scan(block)
+            pos = cut
+            self._grid = (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES
+        if view is not None:
+            view.release()
+        return pos
+
+    @property
+    def total_bytes(self) -> int:
+        """Bytes fed so far."""
+        return self._total
+
+    @property
+    def holds_all(self) -> bool:
+        """Whether the kept prefix is the whole output so far."""
+        return len(self._prefix) == self._total
+
+    def close(self, *, analyse: bool = True) -> ScanResult:
+        """Scan what is left and return the result (idempotent).
+
+        ``analyse=False`` (the output is shown whole, not digested) only counts what is left:
+        no keyword scan, windows or shapes for it, so a small output never loads them.
+        """
         if self._closed is not None:
             return self._closed
         if self._binary is None:
@@ -177,7 +221,7 @@ class OutputScanner:
         if self._buf:
             block = bytes(self._buf)
             self._buf.clear()
-            self._scan(block)
+            self._scan(block, analyse=analyse)
         # the last line has no newline: close it
         if self._line_start < self._total:
             self._line_done(self._total - self._line_start, self._newlines + 1)
@@ -197,9 +241,10 @@ class OutputScanner:
                 uncounted_occurrences=self._uncounted,
                 binary=bool(self._binary), legacy_8bit=self._legacy,
                 sha256=self._sha.hexdigest() if self._sha is not None else None,
-                windows=() if self._binary else tuple(
+                windows=() if self._binary or self._windows is None else tuple(
                     tuple(w) for w in self._windows.windows()),
-                shapes=None if self._binary else self._shapes.result(lines),
+                shapes=None if self._binary or self._shapes is None
+                else self._shapes.result(lines),
             )
         return self._closed
 
@@ -215,12 +260,17 @@ class OutputScanner:
         if self._binary:
             self._sha = hashlib.sha256(bytes(self._prefix[:seen]))
 
-    def _scan(self, block: bytes) -> None:
+    def _scan(self, block: bytes, analyse: bool = True) -> None:
         base = self._offset
         first_no = self._newlines + 1
         nl_count = block.count(b"\n")
         self._long_line_probe(block, base, first_no)
-        if not self._binary:
+        if not self._binary and analyse:
+            if self._windows is None:
+                from ctxgate.firewall.blocks import WindowCollector
+                from ctxgate.firewall.shapes import ShapeMiner
+
+                self._windows, self._shapes = WindowCollector(), ShapeMiner()
             self._windows.begin(block, first_no)
             self._collecting = True
             self._keyword_scan(block, first_no)
