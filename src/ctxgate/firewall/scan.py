@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING, Any
 
 from ctxgate.firewall.errorlines import COUNTED_KEYWORDS as _COUNTED
