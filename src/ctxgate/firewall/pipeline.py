@@ -114,11 +114,13 @@ class OutputPipeline:
         # limit * MAX_TOKEN_BYTES bytes (never for bytes the model will not see whole)
         self.meter = TokenMeter(p.tokenizer, limit, defer_bytes=p.min_tokens,
                                 hold_bytes=limit * MAX_TOKEN_BYTES)
-        self.scanner = OutputScanner(
+        from ctxgate.firewall.scanproc import ScanSink
+
+        self.scanner = ScanSink(OutputScanner(  # a large output is scanned on the other core
             keep_bytes=max(p.json_preview_max_bytes, p.min_tokens * MAX_TOKEN_BYTES,
                            p.inline_max_bytes if self.inline else 0),
             long_line_bytes=p.long_line_bytes, line_max_bytes=p.digest_line_max_bytes,
-        )
+        ))
         self._meta = EntryMeta(tool=self.tool, command=self.command, source=self.source,
                                session_id=self.session_id, extra=dict(self.extra))
         self._redactor = self.archive.new_redactor()
@@ -230,6 +232,10 @@ class OutputPipeline:
         bounded = entry is None and not streamed and verbatim is None and not held_whole
         # what is shown whole needs no analysis of what is left unscanned
         scan = self.scanner.close(analyse=decision.digest or bounded)
+        if self.scanner.lost is not None:
+            a, b = self.scanner.lost
+            notes = (*notes, f"the scan missed bytes {a:,}-{b:,} (its process stopped); line "
+                             "numbers after them may be low: the archive holds every byte")
         if self._store_error is not None:
             notes = (*notes, self._lost_note(self._raw_bytes, decision.digest or bounded,
                                              streamed))

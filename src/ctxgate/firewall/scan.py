@@ -192,10 +192,24 @@ class OutputScanner:
                 block = buf if pos == 0 and cut == n else buf[pos:cut]
             self._scan(block)
             pos = cut
-            self._grid = (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES
+            # the next grid point: one block on, or past a line that ran over this one
+            self._grid = max(self._grid + BLOCK_BYTES,
+                             (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES)
         if view is not None:
             view.release()
         return pos
+
+    def skip(self, n: int) -> None:
+        """Count ``n`` bytes that this scanner never saw (a scanner process died with them):
+        byte counts stay true; line numbers after the gap miss its newlines."""
+        if self._buf:
+            block = bytes(self._buf)
+            self._buf.clear()
+            self._scan(block)
+        self._total += n
+        self._offset += n
+        self._line_start = self._offset
+        self._grid = (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES
 
     @property
     def total_bytes(self) -> int:
