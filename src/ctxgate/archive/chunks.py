@@ -104,22 +104,18 @@ class Chunker:
     def _emit(self, piece: bytes, out: list[bytes]) -> None:
         """Compress ``piece`` on the worker thread; move finished chunks, in order, to ``out``.
 
-        zstd and sha256 release the GIL, so hashing and compressing chunk N overlaps redacting
-        and scanning chunk N+1 on the other core. At most ``_IN_FLIGHT`` chunks wait (bounded memory).
+        zstd releases the GIL, so compressing chunk N overlaps hashing, redacting and scanning
+        chunk N+1 on the other core (hashing stays here: on the worker it made the worker the
+        bottleneck, measured). At most ``_IN_FLIGHT`` chunks wait (bounded memory).
         """
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="ctxgate-zstd")
-        future = self._pool.submit(self._hash_and_compress, piece)
+        future = self._pool.submit(self._compressor.compress, piece)
         self._pending.append((future, len(piece), piece.count(b"\n")))
         while len(self._pending) > _IN_FLIGHT:
             self._finish_one(out)
-
-    def _hash_and_compress(self, piece: bytes) -> bytes:
-        # one worker, pieces in order: the hash sees the stream as fed; both release the GIL
-        self._sha.update(piece)
-        return self._compressor.compress(piece)
 
     def _finish_one(self, out: list[bytes]) -> None:
         future, raw, nl = self._pending.popleft()
@@ -132,6 +128,7 @@ class Chunker:
         """Add bytes; returns the compressed chunks completed by them (possibly none)."""
         if not data:
             return []
+        self._sha.update(data)
         self.size += len(data)
         self.last_byte = data[-1:]
         if len(self.head) < self._head_bytes:
@@ -159,7 +156,7 @@ class Chunker:
             piece = bytes(self._buf)
             self._buf.clear()
             if self._pool is None:  # the whole stream is this one piece: no worker needed
-                comp = self._hash_and_compress(piece)
+                comp = self._compressor.compress(piece)
                 self.rows.append((len(piece), len(comp), piece.count(b"\n")))
                 self.stored += len(comp)
                 out.append(comp)
@@ -174,7 +171,7 @@ class Chunker:
 
     @property
     def digest(self) -> str:
-        """sha256 hex of everything fed (complete once :meth:`close` returned)."""
+        """sha256 hex of everything fed."""
         return self._sha.hexdigest()
 
     @property

@@ -62,7 +62,7 @@ class SearchResult:
 
 
 def search(archive: Archive, query: str, *, limit: int = 20, max_entries: int = 500,
-           max_scan_bytes: int = 512 << 20, index_budget_bytes: int = 64 << 20) -> SearchResult:
+           max_scan_bytes: int = 512 << 20, index_budget_bytes: int = 32 << 20) -> SearchResult:
     """Search the archive (see the module docstring).
 
     Raises:
