@@ -29,6 +29,7 @@ def _feed(sink, data: bytes, step: int = 300_007) -> None:
 
 
 def test_the_forked_scan_equals_the_in_process_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXGATE_SCAN_FORK", "1")
     monkeypatch.setattr(scanproc, "FORK_AFTER_BYTES", 1_000_000)
     data = _data()
     plain = OutputScanner(keep_bytes=65_536)
@@ -44,11 +45,12 @@ def test_the_forked_scan_equals_the_in_process_scan(monkeypatch: pytest.MonkeyPa
     assert sink2.close(analyse=False).lines == data.count(b"\n") + 1
 
 
-def test_small_outputs_and_opt_out_never_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_outputs_and_the_default_never_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXGATE_SCAN_FORK", "1")
     sink = scanproc.ScanSink(OutputScanner())
     _feed(sink, b"x\n" * 1000)
     assert sink._child is None
-    monkeypatch.setenv("CTXGATE_SCAN_FORK", "0")
+    monkeypatch.delenv("CTXGATE_SCAN_FORK")
     monkeypatch.setattr(scanproc, "FORK_AFTER_BYTES", 10)
     sink = scanproc.ScanSink(OutputScanner())
     _feed(sink, _data())
@@ -56,6 +58,7 @@ def test_small_outputs_and_opt_out_never_fork(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_dead_child_is_replaced_by_scanning_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXGATE_SCAN_FORK", "1")
     monkeypatch.setattr(scanproc, "FORK_AFTER_BYTES", 1_000_000)
     data = _data()
     sink = scanproc.ScanSink(OutputScanner(keep_bytes=65_536))
