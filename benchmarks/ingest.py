@@ -102,7 +102,7 @@ def search_section(data_dir: Path, entries: int, entry_mb: float, rounds: int) -
             b.close()
     p, q = statistics.median(plain_s), statistics.median(indexed_s)
     print(f"ingest, no index: {total / MB / p:.0f} MB/s; with a populated index: "
-          f"{total / MB / q:.0f} MB/s ({(q - p) / p * 100:+.1f} %; medians)")
+          f"{total / MB / q:.0f} MB/s (ingest time {(q - p) / p * 100:+.1f} %; medians)")
     with tempfile.TemporaryDirectory() as d:
         a = Archive.open(Path(d), policy)
         ingest(a)
