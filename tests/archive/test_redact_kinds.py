@@ -158,3 +158,17 @@ def test_redaction_never_changes_the_newlines(parts: list[str], size: int) -> No
     assert out.count(b"\n") == data.count(b"\n")
     assert out.count(b"\r") == data.count(b"\r")
     assert out == redact_bytes(data)[0]
+
+
+def test_small_buffers_find_the_same_literals_and_anchors_as_the_automata() -> None:
+    import ctxgate.archive.redact as redact
+
+    for _, text, _ in VECTORS:
+        for lower in (text.encode().lower(), (text + " password= token: akia").encode().lower()):
+            table = redact._Literals(BUILTIN_PATTERNS)
+            slow = table.find(lower)  # small and not built: literal by literal
+            assert not table._built
+            table._build()
+            fast = table.find(lower)
+            assert slow[0] == fast[0]
+            assert sorted(slow[1]) == sorted(fast[1])

@@ -164,3 +164,50 @@ def test_one_pass_keyword_search_equals_the_per_keyword_fallback(lines: list[byt
         scan._FINDER[:] = saved
     assert scan._keyword_finder() is not None  # the fast path was really exercised
     assert fast == slow
+
+
+def test_meter_holding_bytes_counts_as_streaming_and_never_past_the_bound() -> None:
+    import random
+
+    rng = random.Random(7)
+    words = ["alpha", "beta", "ünï", "✓", "x" * 40, "\n", "  "]
+    data = "".join(rng.choice(words) + " " for _ in range(60_000)).encode()
+    limit = 25_000
+    streamed = TokenMeter("o200k_base", limit, defer_bytes=2_000)
+    held = TokenMeter("o200k_base", limit, defer_bytes=2_000, hold_bytes=limit * 128)
+    for i in range(0, len(data), 65_537):
+        streamed.feed(data[i:i + 65_537])
+        held.feed(data[i:i + 65_537])
+    streamed.close()
+    held.close()
+    assert held.counted == streamed.counted and held.count() == streamed.count()
+    assert held.describe() == streamed.describe()
+    assert held.total_bytes == streamed.total_bytes == len(data)
+    # past limit * MAX_TOKEN_BYTES the bytes decide: the tokenizer is never used
+    big = TokenMeter("o200k_base", 100, hold_bytes=100 * 128)
+    for _ in range(20):
+        big.feed(b"word " * 1_000)
+    big.close()
+    assert big.counted == 0 and big.total_bytes == 100_000 and big._counter is None
+    assert big.reaches(100) and big.count().tokenizer == "estimate"
+    assert big.describe() == "~25,000 tokens (estimate)"
+    small = TokenMeter("o200k_base", 2_000, defer_bytes=2_000, hold_bytes=2_000 * 128)
+    small.feed(b"tiny")
+    small.close()
+    assert small.counted == 0 and small.total_bytes == 4 and not small.reaches(5)
+
+
+def test_blocks_and_so_the_scan_do_not_depend_on_how_the_output_was_fed() -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from _gen import generate
+
+    # a flood of keyword lines (the classify budget runs out mid-output) and long lines
+    data = b"".join(generate("short_lines", 6_000_000)) + b"x" * 5_000_000 + b"\nend\n" + \
+        b"".join(generate("long_lines", 2_000_000))
+    whole = scan_chunks(data, [len(data)])
+    assert not whole.hits_exact  # the flood case, where block edges used to matter
+    for sizes in ([1 << 20], [65_536], [999_983, 4_096, 3_000_001], [(1 << 20) - 32_768]):
+        assert scan_chunks(data, sizes) == whole, sizes

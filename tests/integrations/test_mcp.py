@@ -51,7 +51,7 @@ def test_serve_digests_large_output_and_expands_it() -> None:
     async def main() -> None:
         async with client(["serve", "--no-gate"]) as s:
             names = {t.name for t in (await s.list_tools()).tools}
-            assert names == {"run", "expand"}
+            assert names == {"run", "expand", "read", "list", "search"}
             big = await s.call_tool("run", {"command": "seq 1 30000"})
             digest = text_of(big)
             assert not big.is_error

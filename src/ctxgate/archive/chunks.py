@@ -105,7 +105,8 @@ class Chunker:
         """Compress ``piece`` on the worker thread; move finished chunks, in order, to ``out``.
 
         zstd releases the GIL, so compressing chunk N overlaps hashing, redacting and scanning
-        chunk N+1 on the other core. At most ``_IN_FLIGHT`` chunks wait (bounded memory).
+        chunk N+1 on the other core (hashing stays here: on the worker it made the worker the
+        bottleneck, measured). At most ``_IN_FLIGHT`` chunks wait (bounded memory).
         """
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
@@ -154,7 +155,13 @@ class Chunker:
         if self._buf:
             piece = bytes(self._buf)
             self._buf.clear()
-            self._emit(piece, out)
+            if self._pool is None:  # the whole stream is this one piece: no worker needed
+                comp = self._compressor.compress(piece)
+                self.rows.append((len(piece), len(comp), piece.count(b"\n")))
+                self.stored += len(comp)
+                out.append(comp)
+            else:
+                self._emit(piece, out)
         while self._pending:
             self._finish_one(out)
         if self._pool is not None:

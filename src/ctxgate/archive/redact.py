@@ -46,8 +46,9 @@ class Pattern:
 
     kind: str
     """Label used in the replacement ``[REDACTED:kind]``."""
-    regex: re.Pattern[bytes]
-    """Groups named ``secret``, ``secret2`` ... are replaced; without any, the whole match."""
+    regex: Any
+    """A compiled ``re.Pattern[bytes]`` (built-in kinds: compiled on first use). Groups
+    named ``secret``, ``secret2`` ... are replaced; without any, the whole match."""
     literals: tuple[bytes, ...] = ()
     """Prefilter: lower-case literals; the pattern only runs when one occurs in the lower-cased
     bytes (empty: always run)."""
@@ -69,6 +70,32 @@ _LEADING_GUARDS = {r"(?<![A-Za-z0-9_\-])": frozenset(_ALNUM + b"_-"),
                    r"(?<![A-Za-z0-9])": frozenset(_ALNUM)}
 
 
+class _LazyRegex:
+    """A built-in kind's expression, compiled the first time it is used: a short output whose
+    literals rule every kind out never compiles any (~15 ms per process)."""
+
+    __slots__ = ("_compiled", "flags", "pattern")
+
+    def __init__(self, pattern: bytes, flags: int) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._compiled: re.Pattern[bytes] | None = None
+
+    def _get(self) -> re.Pattern[bytes]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def match(self, *args: Any) -> re.Match[bytes] | None:
+        return self._get().match(*args)
+
+    def search(self, *args: Any) -> re.Match[bytes] | None:
+        return self._get().search(*args)
+
+    def finditer(self, *args: Any) -> Any:
+        return self._get().finditer(*args)
+
+
 def _compile(k: SecretKind) -> Pattern:
     flags = re.IGNORECASE if k.fold_case else 0
     regex, not_after = k.regex, None
@@ -78,7 +105,7 @@ def _compile(k: SecretKind) -> Pattern:
             # skip to candidates, ~10x slower on text full of near misses): checked after.
             regex, not_after = regex[len(guard):], chars
             break
-    return Pattern(kind=k.name, regex=re.compile(regex.encode(), flags), not_after=not_after,
+    return Pattern(kind=k.name, regex=_LazyRegex(regex.encode(), flags), not_after=not_after,
                    literals=tuple(s.encode() for s in k.literals),
                    anchors=tuple(s.encode() for s in k.anchors), fold_case=k.fold_case,
                    check=k.check, resolve=k.resolve)
@@ -116,28 +143,46 @@ class _Literals:
     def __init__(self, patterns: tuple[Pattern, ...]) -> None:
         self.literals = tuple(sorted({lit for p in patterns for lit in p.literals}))
         self.anchors = tuple(sorted({a for p in patterns for a in p.anchors}))
+        self._automata: Any = None
+        self._built = False
+
+    def _build(self) -> None:
+        """The automata and their overlap tables, made the first time a buffer is large
+        enough to need them (~10 ms; a short output never pays it)."""
+        self._built = True
         self.neighbours = {a: tuple(b for b in self.literals if b != a and _overlap(a, b))
                            for a in self.literals}
         """Literals a leftmost-first match of the key could hide (they share bytes)."""
         self.shadows = {a: tuple((b, d) for b in self.anchors if b != a
-                                 for d in range(len(a)) if _agree(a[d:], b))
+                                 for d in range(len(a))
+                                 if a[d:d + len(b)] == b[:len(a) - d])  # as _agree(a[d:], b)
                         for a in self.anchors}
         """``(anchor, offset)``: anchors that can start ``offset`` bytes into the key's match
         (a leftmost-first search reports the key and skips them)."""
-        self.automata: Any = None
         if USE_AUTOMATON:
             try:
                 import ahocorasick_rs
             except ImportError:
                 pass
             else:
-                self.automata = tuple(
+                self._automata = tuple(
                     ahocorasick_rs.BytesAhoCorasick(
                         list(lits), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
                     if lits else None for lits in (self.literals, self.anchors))
 
+    @property
+    def automata(self) -> Any:
+        if not self._built:
+            self._build()
+        return self._automata
+
     def find(self, lower: bytes) -> tuple[set[bytes], list[tuple[bytes, int]]]:
-        """The literals present in ``lower``, and ``(anchor, start)`` of every anchor."""
+        """The literals present in ``lower``, and ``(anchor, start)`` of every anchor.
+
+        Buffers under :data:`_SMALL_BYTES` are searched literal by literal (the same answer;
+        cheaper than building the automata for one short output)."""
+        if len(lower) < _SMALL_BYTES and not self._built:
+            return self._find_slow(lower)
         if self.automata is not None:
             # leftmost-first, non-overlapping: ~5x faster than overlapping search. A literal
             # can only be hidden by a found one it overlaps: those are checked one by one.
@@ -192,6 +237,9 @@ def _overlap(a: bytes, b: bytes) -> bool:
         return True
     return any(a[-k:] == b[:k] or b[-k:] == a[:k] for k in range(1, min(len(a), len(b))))
 
+
+_SMALL_BYTES = 8_192
+"""Buffers shorter than this are searched without the automata (until they are built)."""
 
 USE_AUTOMATON = True
 """Use ``ahocorasick_rs`` for the literals when it is installed (tests switch it off)."""

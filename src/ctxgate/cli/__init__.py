@@ -30,7 +30,7 @@ def build_app() -> Any:
         return _APP
     import typer
 
-    from ctxgate.cli import archive, bound, doctor, expand, gate, hook, mcp, run
+    from ctxgate.cli import archive, bound, doctor, expand, gate, hook, mcp, read, run
 
     app = typer.Typer(
         name="ctxgate",
@@ -45,7 +45,7 @@ def build_app() -> Any:
     def _root() -> None:
         """Context firewall, tool gate and record bound for LLM agents."""
 
-    for module in (run, expand, archive, gate, bound, hook, mcp, doctor):
+    for module in (run, expand, read, archive, gate, bound, hook, mcp, doctor):
         module.register(app)
 
     @app.command()

@@ -261,3 +261,31 @@ def verify(entry_id: IdArg) -> None:
     with _open() as archive:
         e = archive.verify(entry_id)
     typer.echo(f"ok {e.short_id} {e.raw_bytes} bytes")
+
+
+@archive_app.command("search")
+def search_cmd(
+    query: Annotated[list[str], typer.Argument(metavar="WORD...",
+                                               help="Words a matching line holds (all of them).")],
+    limit: Annotated[int, typer.Option("--limit", help="Most matching lines shown (1-200).")] = 20,
+    json_output: JsonOut = False,
+) -> None:
+    """Search every archived output for lines holding all the words (case-insensitive).
+
+    Each match names its entry id and line number; show it in context with
+    `ctxgate expand ID --lines A:B`.
+
+    Example: ctxgate archive search connection refused --limit 5
+    """
+    from ctxgate.archive.search import render_search, search
+
+    with _open() as archive:
+        result = search(archive, " ".join(query), limit=limit)
+    if json_output:
+        _print_json({"query": result.query, "more": result.more, "method": result.method,
+                     "entries_searched": result.entries_searched,
+                     "entries_total": result.entries_total, "notes": list(result.notes),
+                     "hits": [{"id": h.entry_id, "short_id": h.short_id, "line": h.line,
+                               "text": h.text} for h in result.hits]})
+        return
+    typer.echo(render_search(result, cli=True), nl=False)

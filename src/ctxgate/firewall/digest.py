@@ -292,7 +292,13 @@ class _Renderer(Renderer):
         import json as _json
 
         s = self.scan
-        lines = [ln for ln in s.prefix.split(b"\n")[:-1] if ln.strip()][:50]
+        n = 256  # split only as far as 50 non-empty lines need (the prefix is up to 8 MiB)
+        while True:
+            parts = s.prefix.split(b"\n", n)
+            lines = [ln for ln in parts[:-1] if ln.strip()][:50]
+            if len(lines) >= 50 or len(parts) <= n:
+                break
+            n *= 8
         tail = [ln for ln in s.suffix.split(b"\n")[1:] if ln.strip()][-5:]
         if len(lines) < 2:
             return None

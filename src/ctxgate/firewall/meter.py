@@ -38,14 +38,22 @@ class TokenMeter:
     """
 
     def __init__(self, tokenizer: str, limit: int, *,
-                 count_max_bytes: int = DEFAULT_COUNT_MAX_BYTES, defer_bytes: int = 0):
+                 count_max_bytes: int = DEFAULT_COUNT_MAX_BYTES, defer_bytes: int = 0,
+                 hold_bytes: int = 0):
         self.tokenizer = tokenizer
         self.limit = max(0, limit)
         self.count_max_bytes = count_max_bytes
         self.defer_bytes = defer_bytes
         """Tokenize nothing (not even load the tokenizer) while the output is smaller: an
         output of fewer bytes than the smallest threshold has fewer tokens than it."""
-        self._deferred: bytearray | None = bytearray() if defer_bytes > 0 else None
+        self.hold_bytes = max(hold_bytes, defer_bytes) if hold_bytes > 0 else 0
+        """With ``hold_bytes``, bytes are only held while the stream lasts and tokenized at
+        :meth:`close`; once more than ``hold_bytes`` arrived nothing is ever tokenized (with
+        ``hold_bytes = limit * MAX_TOKEN_BYTES`` the byte bound then answers every threshold
+        up to ``limit``). The count is the same as when streaming (pieces are cut by the text
+        alone); a large output costs no tokenizer load and no counting."""
+        self._deferred: bytearray | None = (bytearray() if defer_bytes > 0 or self.hold_bytes
+                                            else None)
         self.total_bytes = 0
         self.counted = 0
         """Tokens counted so far (of the first ``counted_bytes`` bytes)."""
@@ -77,6 +85,14 @@ class TokenMeter:
     def feed(self, data: bytes) -> None:
         """Add a chunk of output."""
         if self._deferred is not None:
+            if self.hold_bytes:
+                if len(self._deferred) + len(data) > self.hold_bytes:
+                    # decided from bytes: tokens >= bytes / MAX_TOKEN_BYTES > limit
+                    self.total_bytes = len(self._deferred)
+                    self._deferred = None
+                    self.stopped = True
+                self._hold(data)
+                return
             self._deferred += data
             if len(self._deferred) < self.defer_bytes:
                 return
@@ -98,8 +114,19 @@ class TokenMeter:
         if not self.stopped and self.counted_bytes > self.count_max_bytes:
             self._stop()
 
+    def _hold(self, data: bytes) -> None:
+        if self._deferred is None:
+            self.total_bytes += len(data)
+        else:
+            self._deferred += data
+
     def close(self) -> TokenMeter:
         """Finish: count what is pending (unless stopped). Returns self."""
+        if self._deferred is not None and self.hold_bytes \
+                and len(self._deferred) >= self.defer_bytes:
+            held, self._deferred = bytes(self._deferred), None  # counted now, as streamed
+            self._load()
+            self.feed(held)
         if self._deferred is not None:  # stayed below defer_bytes: never tokenized
             self.total_bytes = len(self._deferred)
             self._deferred = None

@@ -110,12 +110,17 @@ class OutputPipeline:
             self.command, p.dataset_commands, line_selectors=p.line_selectors)
         implicit = bool(self.command_class) or self.inline
         limit = max(p.min_tokens, p.verbatim_max_tokens if implicit else 0)
-        self.meter = TokenMeter(p.tokenizer, limit, defer_bytes=p.min_tokens)
-        self.scanner = OutputScanner(
+        # tokens are counted only where bytes cannot decide: outputs of min_tokens to
+        # limit * MAX_TOKEN_BYTES bytes (never for bytes the model will not see whole)
+        self.meter = TokenMeter(p.tokenizer, limit, defer_bytes=p.min_tokens,
+                                hold_bytes=limit * MAX_TOKEN_BYTES)
+        from ctxgate.firewall.scanproc import ScanSink
+
+        self.scanner = ScanSink(OutputScanner(  # a large output is scanned on the other core
             keep_bytes=max(p.json_preview_max_bytes, p.min_tokens * MAX_TOKEN_BYTES,
                            p.inline_max_bytes if self.inline else 0),
             long_line_bytes=p.long_line_bytes, line_max_bytes=p.digest_line_max_bytes,
-        )
+        ))
         self._meta = EntryMeta(tool=self.tool, command=self.command, source=self.source,
                                session_id=self.session_id, extra=dict(self.extra))
         self._redactor = self.archive.new_redactor()
@@ -206,9 +211,8 @@ class OutputPipeline:
             return self._finished
         if self._redactor is not None:
             self._consume(self._redactor.flush())
-        scan = self.scanner.close()
         meter = self.meter.close()
-        decision = decide(tool=self.tool, output_bytes=scan.total_bytes, gauge=meter,
+        decision = decide(tool=self.tool, output_bytes=self.scanner.total_bytes, gauge=meter,
                           policy=self.policy, command=self.command, raw=self.raw,
                           inline=self.inline, command_class=self.command_class)
         extra = {"decision": decision.to_dict(), "notes": list(notes),
@@ -223,9 +227,15 @@ class OutputPipeline:
             except Exception as exc:  # noqa: BLE001 - shown bounded, marked not archived
                 self._fail(exc)
         held_whole = (len(self._raw_prefix) == self._raw_bytes if self._raw_prefix is not None
-                      else scan.complete)
+                      else self.scanner.holds_all)
         # Not stored and not held whole: only a bounded view can be shown.
         bounded = entry is None and not streamed and verbatim is None and not held_whole
+        # what is shown whole needs no analysis of what is left unscanned
+        scan = self.scanner.close(analyse=decision.digest or bounded)
+        if self.scanner.lost is not None:
+            a, b = self.scanner.lost
+            notes = (*notes, f"the scan missed bytes {a:,}-{b:,} (its process stopped); line "
+                             "numbers after them may be low: the archive holds every byte")
         if self._store_error is not None:
             notes = (*notes, self._lost_note(self._raw_bytes, decision.digest or bounded,
                                              streamed))

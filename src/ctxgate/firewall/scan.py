@@ -20,11 +20,14 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from ctxgate.firewall.blocks import KnownLine, WindowCollector
 from ctxgate.firewall.errorlines import COUNTED_KEYWORDS as _COUNTED
 from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, Hit, classify_line
-from ctxgate.firewall.shapes import ShapeMiner, Shapes
+
+if TYPE_CHECKING:  # loaded with the first block analysed (never for a small verbatim output)
+    from ctxgate.firewall.blocks import KnownLine
+    from ctxgate.firewall.shapes import Shapes
 
 __all__ = ["OutputScanner", "ScanResult"]
 
@@ -40,7 +43,6 @@ candidates: they are data, not messages, bytes."""
 _CLASSIFY_BUDGET = 2_000
 """Candidate lines classified in all; past that (a flood) keyword occurrences are only counted
 and the last lines that matter are taken from the kept tail bytes."""
-_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -115,6 +117,7 @@ class OutputScanner:
         self._total = 0
         self._newlines = 0
         self._offset = 0  # absolute offset of self._buf[0]
+        self._grid = BLOCK_BYTES  # the next block ends at the last newline before this
         self._line_start = 0  # absolute offset where the current line starts
         self._longest = 0
         self._longest_no = 0
@@ -132,9 +135,9 @@ class OutputScanner:
         self._legacy = False
         self._sha = None
         self._closed: ScanResult | None = None
-        self._windows = WindowCollector()
+        self._windows: Any = None
         self._collecting = False
-        self._shapes = ShapeMiner()
+        self._shapes: Any = None
 
     def feed(self, data: bytes) -> None:
         """Add a chunk (any size, any boundary)."""
@@ -152,19 +155,78 @@ class OutputScanner:
             self._sniff(before)
         if self._sha is not None:
             self._sha.update(data)
-        self._buf += data
-        if len(self._buf) >= BLOCK_BYTES:
-            cut = self._buf.rfind(b"\n") + 1
-            if cut == 0 and len(self._buf) < MAX_CARRY_BYTES:
-                return
-            if cut == 0:
-                cut = len(self._buf)
-            block = bytes(self._buf[:cut])
-            del self._buf[:cut]
-            self._scan(block)
+        if self._buf:
+            self._buf += data
+            used = self._drain(self._buf)
+            if used:
+                del self._buf[:used]
+        else:  # nothing carried: cut blocks from the chunk itself (no copy first)
+            used = self._drain(data)
+            if used < len(data):
+                self._buf += data[used:]
 
-    def close(self) -> ScanResult:
-        """Scan what is left and return the result (idempotent)."""
+    def _drain(self, buf: bytes | bytearray) -> int:
+        """Scan every complete block at the start of ``buf``; returns the bytes used.
+
+        Blocks end at the last newline before each multiple of :data:`BLOCK_BYTES` of the
+        output (or, for a line crossing it, at that line's end, or :data:`MAX_CARRY_BYTES`
+        on), so where they fall depends on the bytes alone, never on how they were fed:
+        the same output gives the same scan (and digest) whatever its pipe delivered.
+        """
+        pos, n = 0, len(buf)
+        view = memoryview(buf) if isinstance(buf, bytearray) else None
+        while self._offset + n - pos >= self._grid:
+            at = pos + self._grid - self._offset  # the grid point, as an index into buf
+            cut = buf.rfind(b"\n", pos, at) + 1
+            if cut <= pos:  # no line ends before the grid point
+                nl = buf.find(b"\n", at, pos + MAX_CARRY_BYTES)
+                if nl != -1:
+                    cut = nl + 1
+                elif n - pos >= MAX_CARRY_BYTES:
+                    cut = pos + MAX_CARRY_BYTES
+                else:
+                    break  # wait for the line's end
+            if view is not None:
+                block = bytes(view[pos:cut])
+            else:
+                block = buf if pos == 0 and cut == n else buf[pos:cut]
+            self._scan(block)
+            pos = cut
+            # the next grid point: one block on, or past a line that ran over this one
+            self._grid = max(self._grid + BLOCK_BYTES,
+                             (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES)
+        if view is not None:
+            view.release()
+        return pos
+
+    def skip(self, n: int) -> None:
+        """Count ``n`` bytes that this scanner never saw (a scanner process died with them):
+        byte counts stay true; line numbers after the gap miss its newlines."""
+        if self._buf:
+            block = bytes(self._buf)
+            self._buf.clear()
+            self._scan(block)
+        self._total += n
+        self._offset += n
+        self._line_start = self._offset
+        self._grid = (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES
+
+    @property
+    def total_bytes(self) -> int:
+        """Bytes fed so far."""
+        return self._total
+
+    @property
+    def holds_all(self) -> bool:
+        """Whether the kept prefix is the whole output so far."""
+        return len(self._prefix) == self._total
+
+    def close(self, *, analyse: bool = True) -> ScanResult:
+        """Scan what is left and return the result (idempotent).
+
+        ``analyse=False`` (the output is shown whole, not digested) only counts what is left:
+        no keyword scan, windows or shapes for it, so a small output never loads them.
+        """
         if self._closed is not None:
             return self._closed
         if self._binary is None:
@@ -172,7 +234,7 @@ class OutputScanner:
         if self._buf:
             block = bytes(self._buf)
             self._buf.clear()
-            self._scan(block)
+            self._scan(block, analyse=analyse)
         # the last line has no newline: close it
         if self._line_start < self._total:
             self._line_done(self._total - self._line_start, self._newlines + 1)
@@ -192,9 +254,10 @@ class OutputScanner:
                 uncounted_occurrences=self._uncounted,
                 binary=bool(self._binary), legacy_8bit=self._legacy,
                 sha256=self._sha.hexdigest() if self._sha is not None else None,
-                windows=() if self._binary else tuple(
+                windows=() if self._binary or self._windows is None else tuple(
                     tuple(w) for w in self._windows.windows()),
-                shapes=None if self._binary else self._shapes.result(lines),
+                shapes=None if self._binary or self._shapes is None
+                else self._shapes.result(lines),
             )
         return self._closed
 
@@ -210,12 +273,17 @@ class OutputScanner:
         if self._binary:
             self._sha = hashlib.sha256(bytes(self._prefix[:seen]))
 
-    def _scan(self, block: bytes) -> None:
+    def _scan(self, block: bytes, analyse: bool = True) -> None:
         base = self._offset
         first_no = self._newlines + 1
         nl_count = block.count(b"\n")
         self._long_line_probe(block, base, first_no)
-        if not self._binary:
+        if not self._binary and analyse:
+            if self._windows is None:
+                from ctxgate.firewall.blocks import WindowCollector
+                from ctxgate.firewall.shapes import ShapeMiner
+
+                self._windows, self._shapes = WindowCollector(), ShapeMiner()
             self._windows.begin(block, first_no)
             self._collecting = True
             self._keyword_scan(block, first_no)
@@ -254,7 +322,7 @@ class OutputScanner:
             m = end + 1
 
     def _keyword_scan(self, block: bytes, first_no: int) -> None:
-        lowered = block.translate(_LOWER)
+        lowered = block.lower()  # ASCII only, as the keywords are (2x faster than translate)
         if self._counting_only:
             self._count_occurrences(lowered, 0)
             return
@@ -324,6 +392,11 @@ class OutputScanner:
 
     def _count_occurrences(self, lowered: bytes, start: int) -> None:
         self._exact = False
+        counter = _counted_finder()
+        if counter is not None:  # one pass for all (the same sum: see _counted_finder)
+            self._uncounted += len(counter.find_matches_as_indexes(
+                memoryview(lowered)[start:] if start else lowered))
+            return
         for kw in _COUNTED:
             self._uncounted += lowered.count(kw, start)
 
@@ -379,6 +452,33 @@ def _keyword_finder():
         except ImportError:
             _FINDER.append(None)
     return _FINDER[0]
+
+
+def _counted_finder():
+    """One non-overlapping matcher of the counted keywords, or None.
+
+    Its match count equals the sum of ``bytes.count`` over the keywords only when no
+    occurrence of one keyword can overlap another (or itself); that is checked here, and any
+    overlap (or a missing ``ahocorasick_rs``) keeps the one-count-per-keyword loop.
+    """
+    if not _COUNTER:
+        found = None
+        kws = tuple(_COUNTED)
+        clash = any(a != b and (a in b) for a in kws for b in kws) or any(
+            a[-k:] == b[:k] for a in kws for b in kws for k in range(1, min(len(a), len(b))))
+        if not clash:
+            try:
+                import ahocorasick_rs
+
+                found = ahocorasick_rs.BytesAhoCorasick(
+                    list(kws), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
+            except ImportError:
+                pass
+        _COUNTER.append(found)
+    return _COUNTER[0]
+
+
+_COUNTER: list = []
 
 
 def _looks_binary(head: bytes) -> bool:

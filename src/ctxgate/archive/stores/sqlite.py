@@ -149,6 +149,14 @@ class SQLiteStore:
                 self._conn.close()
                 raise
 
+    def text_index(self):
+        """The FTS5 index of stored text (:mod:`.sqlite_fts`), or None without FTS5."""
+        if not hasattr(self, "_text_index"):
+            from ctxgate.archive.stores.sqlite_fts import TextIndex
+
+            self._text_index = TextIndex.open(self)
+        return self._text_index
+
     @classmethod
     def in_home(cls, home: Path) -> SQLiteStore:
         """The store at ``<home>/archive.db``."""

@@ -1,4 +1,5 @@
-"""``ctxgate mcp serve``: an MCP server offering ``run`` (gated, firewalled) and ``expand``."""
+"""``ctxgate mcp serve``: an MCP server offering ``run`` (gated, firewalled), ``expand``, and the
+read-only ``read``, ``list`` and ``search``."""
 
 from __future__ import annotations
 
@@ -13,12 +14,21 @@ from ctxgate.errors import CtxgateError
 from ctxgate.integrations.mcp.tools import (
     EXPAND_SCHEMA,
     EXPAND_TOOL,
+    LIST_SCHEMA,
+    LIST_TOOL,
+    READ_SCHEMA,
+    READ_TOOL,
     RUN_SCHEMA,
     RUN_TOOL,
+    SEARCH_SCHEMA,
+    SEARCH_TOOL,
     CallOutcome,
     CallPipeline,
     expand_text,
+    list_text,
+    read_text,
     run_shell,
+    search_text,
 )
 from ctxgate.settings import Config
 
@@ -87,15 +97,20 @@ def person_asker(ctx: Any):
 
 async def expand_result(config: Config, arguments: dict[str, Any]) -> types.CallToolResult:
     """An ``expand`` call: never gated (it only reads) and never firewalled again."""
+    return await _reading(expand_text, config.home, config, arguments)
+
+
+async def _reading(fn: Any, *args: Any) -> types.CallToolResult:
+    """A read-only tool (expand, read, list, search): bounded by itself, never firewalled."""
     try:
-        text = await anyio.to_thread.run_sync(expand_text, config.home, config, arguments)
+        text = await anyio.to_thread.run_sync(fn, *args)
     except CtxgateError as exc:
         return result_of(CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True))
     return result_of(CallOutcome(text=text))
 
 
 def build_server(config: Config, pipeline: CallPipeline) -> Server:
-    """The low-level MCP server with the two tools."""
+    """The low-level MCP server with its five tools."""
     tools = [
         types.Tool(name=RUN_TOOL, description=(
             "Run a shell command. Large output comes back as a digest plus an archive id; "
@@ -108,7 +123,26 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
             "bytes OFFSET:LENGTH, json POINTER or keys. The view is bounded and says how to get "
             "the next page."), input_schema=EXPAND_SCHEMA,
             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False)),
+        types.Tool(name=READ_TOOL, description=(
+            "Read a text file you name: its lines as they are, never digested, one page of at "
+            "most 25,000 tokens (max_tokens) from lines A:B; the page says how to get the next. "
+            "Binary files, directories and missing paths are errors."),
+            input_schema=READ_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False)),
+        types.Tool(name=LIST_TOOL, description=(
+            "List archived outputs (id, tool, size, lines, age, command), most recently used "
+            "first."), input_schema=LIST_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False)),
+        types.Tool(name=SEARCH_TOOL, description=(
+            "Search every archived output for lines holding all the query's words "
+            "(case-insensitive); each match names its archive id and line number, so "
+            "expand(id, lines=…) can show it in context. Bounded (limit)."),
+            input_schema=SEARCH_SCHEMA,
+            annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False)),
     ]
+    readers = {READ_TOOL: lambda args: _reading(read_text, config, args),
+               LIST_TOOL: lambda args: _reading(list_text, config.home, config, args),
+               SEARCH_TOOL: lambda args: _reading(search_text, config.home, config, args)}
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -117,10 +151,12 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
         arguments = dict(params.arguments or {})
         if params.name == EXPAND_TOOL:
             return await expand_result(config, arguments)
+        if params.name in readers:
+            return await readers[params.name](arguments)
         if params.name != RUN_TOOL:
+            names = ", ".join(repr(t.name) for t in tools)
             return result_of(CallOutcome(
-                text=f"unknown tool {params.name!r}; this server has {RUN_TOOL!r} and "
-                     f"{EXPAND_TOOL!r}", is_error=True))
+                text=f"unknown tool {params.name!r}; this server has {names}", is_error=True))
 
         async def handler(tool: str, args: dict[str, Any]):
             # run_command digests by itself; the pipeline's firewall then sees a small text.

@@ -1,4 +1,5 @@
-"""The MCP tools ctxgate itself offers (``run``, ``expand``) and the shared call pipeline.
+"""The MCP tools ctxgate itself offers (``run``, ``expand``, ``read``, ``list``, ``search``) and
+the shared call pipeline.
 
 Everything here is plain Python (dicts in, text out) so the server and the proxy stay thin:
 ``gate → handler → firewall`` is :class:`CallPipeline`, used by both.
@@ -15,8 +16,9 @@ from typing import Any
 from ctxgate.errors import CtxgateError, UsageError
 from ctxgate.settings import Config
 
-__all__ = ["EXPAND_SCHEMA", "EXPAND_TOOL", "RUN_SCHEMA", "RUN_TOOL", "AskPerson", "CallOutcome",
-           "CallPipeline", "expand_text", "mcp_reason"]
+__all__ = ["EXPAND_SCHEMA", "EXPAND_TOOL", "LIST_SCHEMA", "LIST_TOOL", "READ_SCHEMA", "READ_TOOL",
+           "RUN_SCHEMA", "RUN_TOOL", "SEARCH_SCHEMA", "SEARCH_TOOL", "AskPerson", "CallOutcome",
+           "CallPipeline", "expand_text", "list_text", "mcp_reason", "read_text", "search_text"]
 
 EXPAND_TOOL = "expand"
 """Name of the expand tool (the firewall's drill-down instructions name it)."""
@@ -58,6 +60,45 @@ RUN_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+READ_TOOL = "read"
+LIST_TOOL = "list"
+SEARCH_TOOL = "search"
+
+READ_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "The file to read (text; never digested)."},
+        "lines": {"type": "string",
+                  "description": "A:B, 1-based inclusive; A: or -N: to the end; default 1:."},
+        "max_tokens": {"type": "integer", "minimum": 1, "maximum": 100_000,
+                       "description": "Page ceiling in o200k_base tokens (default 25,000)."},
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+LIST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "limit": {"type": "integer", "minimum": 1, "maximum": 200,
+                  "description": "Entries shown, most recently used first (default 20)."},
+    },
+    "additionalProperties": False,
+}
+
+SEARCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string",
+                  "description": "Words; a line matches when it holds all of them "
+                                 "(case-insensitive substrings)."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 200,
+                  "description": "Most matching lines returned (default 20)."},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
 _EXPAND_ARGS = {"lines": "lines", "head": "head", "tail": "tail", "grep": "grep",
                 "ignore_case": "ignore_case", "context": "context", "before": "before",
                 "after": "after", "max_matches": "max_matches", "bytes": "byte_range",
@@ -83,6 +124,63 @@ def expand_text(home: Path, config: Config, arguments: Mapping[str, Any]) -> str
     kwargs = {_EXPAND_ARGS[k]: v for k, v in arguments.items() if k != "id" and v is not None}
     with Archive.open(home, config.archive) as archive:
         return archive.expand(entry_id, **kwargs).text
+
+
+def _check(tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
+    known = schema["properties"]
+    unknown = sorted(set(arguments) - set(known))
+    if unknown:
+        raise UsageError(f"{tool}: unknown argument(s) {unknown}; known: {', '.join(known)}")
+    for name in schema.get("required", ()):
+        if arguments.get(name) in (None, ""):
+            raise UsageError(f"{tool}: {name!r} is required")
+    for name, value in arguments.items():
+        kind = known[name].get("type")
+        if value is None:
+            continue
+        if kind == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
+            raise UsageError(f"{tool}: {name!r} must be an integer, got {value!r}")
+        if kind == "string" and not isinstance(value, str):
+            raise UsageError(f"{tool}: {name!r} must be a string, got {value!r}")
+
+
+def read_text(config: Config, arguments: Mapping[str, Any]) -> str:
+    """A ``read`` call: one page of a text file, never digested (see
+    :mod:`ctxgate.firewall.fileread`)."""
+    from ctxgate.firewall.fileread import read_file
+
+    _check(READ_TOOL, arguments, READ_SCHEMA)
+    return read_file(arguments["path"], lines=arguments.get("lines"),
+                     max_tokens=arguments.get("max_tokens")
+                     or config.firewall.verbatim_max_tokens,
+                     tokenizer=config.firewall.tokenizer, tool=READ_TOOL).text
+
+
+def list_text(home: Path, config: Config, arguments: Mapping[str, Any]) -> str:
+    """A ``list`` call: the archive's entries, most recently used first."""
+    import time
+
+    from ctxgate.archive import Archive
+    from ctxgate.archive.search import render_list
+
+    _check(LIST_TOOL, arguments, LIST_SCHEMA)
+    limit = arguments.get("limit") or 20
+    if not 1 <= limit <= 200:
+        raise UsageError(f"list: limit must be 1..200, got {limit}")
+    with Archive.open(home, config.archive) as archive:
+        entries = archive.list()
+    return render_list(entries[:limit], len(entries), time.time())
+
+
+def search_text(home: Path, config: Config, arguments: Mapping[str, Any]) -> str:
+    """A ``search`` call: matching lines across archived outputs, with ids and line numbers."""
+    from ctxgate.archive import Archive
+    from ctxgate.archive.search import render_search, search
+
+    _check(SEARCH_TOOL, arguments, SEARCH_SCHEMA)
+    with Archive.open(home, config.archive) as archive:
+        result = search(archive, arguments["query"], limit=arguments.get("limit") or 20)
+    return render_search(result, tool=EXPAND_TOOL)
 
 
 @dataclass(frozen=True, kw_only=True)
