@@ -1,0 +1,122 @@
+"""The user request comes from the run's own history, after its history processors and
+compaction: what the model saw is what a tool call is judged against."""
+
+from __future__ import annotations
+
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.messages import (
+    BinaryContent,
+    CompactionPart,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import FunctionModel
+
+from ctxgate.gate import FunctionDecisionModel, GatePolicy, ToolGate
+from ctxgate.gate.request import extract_user_request
+from ctxgate.integrations.pydantic_ai import Ctxgate, gate_conversation
+
+from .conftest import tool_returns
+
+
+def _recording_gate(requests: list[str | None]) -> ToolGate:
+    def answer(state, questions):
+        requests.append(state["user_request"])
+        wanted = "delete" in state["user_request"]
+        return {"destructive": 0.95, "requested": 0.95 if wanted else 0.05}
+
+    return ToolGate(FunctionDecisionModel(fn=answer, threaded=False),
+                    GatePolicy(cache_ttl_seconds=0))
+
+
+def _rm_then_report(messages, info):
+    returns = tool_returns(messages)
+    if not returns:
+        return ModelResponse(parts=[ToolCallPart("rm", {"path": "/srv/data"})])
+    return ModelResponse(parts=[TextPart(f"{returns[-1].outcome}: {returns[-1].content}")])
+
+
+OLD_HISTORY = [
+    ModelRequest(parts=[UserPromptPart("delete /srv/data, it is all scratch")]),
+    ModelResponse(parts=[TextPart("Done, /srv/data is gone.")]),
+]
+
+
+def _agent(requests, ran, *capabilities):
+    agent = Agent(FunctionModel(_rm_then_report),
+                  capabilities=[*capabilities, Ctxgate(gate=_recording_gate(requests))])
+    agent.tool_plain(name="rm")(lambda path: ran.append(path) or f"removed {path}")
+    return agent
+
+
+def test_the_latest_user_message_decides_not_an_older_one():
+    requests: list[str | None] = []
+    ran: list[str] = []
+    result = _agent(requests, ran).run_sync("how big is /srv?", message_history=OLD_HISTORY)
+    assert requests == ["how big is /srv?"] and ran == []
+    assert result.output.startswith("failed: Tool gate:")
+
+
+QUESTION = [ModelRequest(parts=[UserPromptPart("clean up the scratch space")]),
+            ModelResponse(parts=[TextPart("Shall I delete /srv/data?")])]
+
+
+def test_a_short_reply_carries_the_question_it_answers():
+    requests: list[str | None] = []
+    ran: list[str] = []
+    _agent(requests, ran).run_sync("yes", message_history=QUESTION)
+    assert requests == ["Earlier user request: clean up the scratch space\n\n"
+                        "Assistant: Shall I delete /srv/data?\n\nLatest user message: yes"]
+    assert ran == ["/srv/data"]
+
+
+def test_a_history_processor_that_compacts_the_history_is_honoured():
+    """The same "yes" after a summarizing processor replaced the question with a summary: the
+    model no longer sees what "yes" answered, and neither does the gate, so it denies."""
+    def summarize(messages):
+        summary = ModelRequest(parts=[CompactionPart(content="The user wants scratch cleaned.")])
+        return [summary, *messages[len(QUESTION):]]
+
+    requests: list[str | None] = []
+    ran: list[str] = []
+    result = _agent(requests, ran, ProcessHistory(summarize)).run_sync(
+        "yes", message_history=QUESTION)
+    assert requests == ["yes"] and ran == []
+    assert result.output.startswith("failed: Tool gate: this call looks destructive")
+
+
+def test_with_no_request_after_a_compaction_boundary_the_call_is_denied():
+    """A provider compaction in the model's response summarizes everything before it; a call
+    from a conversation continued past it, with no prompt of its own, has nothing to go on."""
+    history = [ModelRequest(parts=[UserPromptPart("delete /srv/data")]),
+               ModelResponse(parts=[CompactionPart(content="summary")]),
+               ModelRequest(parts=[])]
+    conv = gate_conversation(history)
+    assert extract_user_request(conv) is None
+    assert extract_user_request(gate_conversation(history[:1])).text == "delete /srv/data"
+
+
+def test_gate_conversation_maps_parts_and_boundaries():
+    image = BinaryContent(data=b"\x89PNG", media_type="image/png")
+    messages = [
+        ModelRequest(parts=[UserPromptPart("old request")]),
+        ModelResponse(parts=[TextPart("ok"), CompactionPart(content="summary")]),
+        ModelRequest(parts=[UserPromptPart(["look at this", image])]),
+        ModelResponse(parts=[TextPart("Which file?"), ToolCallPart("ls", {})]),
+    ]
+    conv = gate_conversation(messages)
+    assert conv == [
+        {"role": "user", "content": "old request"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "[Context compacted summary"},
+        {"role": "user", "content": [{"type": "text", "text": "look at this"},
+                                     {"type": "binary"}]},
+        {"role": "assistant", "content": "Which file?"},
+    ]
+    assert extract_user_request(conv).text == "look at this"
+    only_image = gate_conversation([*messages[:2], ModelRequest(parts=[UserPromptPart([image])])])
+    assert extract_user_request(only_image) is None  # an image never promotes an older request
