@@ -109,9 +109,7 @@ def test_gate_conversation_maps_parts_and_boundaries():
         ModelResponse(parts=[TextPart("Which file?"), ToolCallPart("ls", {})]),
     ]
     conv = gate_conversation(messages)
-    assert conv == [
-        {"role": "user", "content": "old request"},
-        {"role": "assistant", "content": "ok"},
+    assert conv == [  # the walk back stops at the boundary: nothing before it counts
         {"role": "user", "content": "[Context compacted summary"},
         {"role": "user", "content": [{"type": "text", "text": "look at this"},
                                      {"type": "binary"}]},
@@ -120,3 +118,56 @@ def test_gate_conversation_maps_parts_and_boundaries():
     assert extract_user_request(conv).text == "look at this"
     only_image = gate_conversation([*messages[:2], ModelRequest(parts=[UserPromptPart([image])])])
     assert extract_user_request(only_image) is None  # an image never promotes an older request
+
+
+def _full_reference(messages) -> list[dict]:
+    """Every message converted, oldest first (what the tail walk must be equivalent to)."""
+    out: list[dict] = []
+    for m in messages:
+        if isinstance(m, ModelRequest):
+            for p in m.parts:
+                if isinstance(p, UserPromptPart):
+                    out.append(gate_conversation([ModelRequest(parts=[p])])[0])
+                elif isinstance(p, CompactionPart):
+                    out.append({"role": "user", "content": f"[Context compacted {p.content}"})
+        else:
+            texts = []
+            for p in m.parts:
+                if isinstance(p, CompactionPart):
+                    if texts:
+                        out.append({"role": "assistant", "content": "\n".join(texts)})
+                        texts = []
+                    out.append({"role": "user", "content": f"[Context compacted {p.content}"})
+                elif isinstance(p, TextPart) and p.content.strip():
+                    texts.append(p.content)
+            if texts:
+                out.append({"role": "assistant", "content": "\n".join(texts)})
+    return out
+
+
+def test_the_tail_walk_selects_the_same_request_as_the_whole_history():
+    import random
+
+    rng = random.Random(20261201)
+    image = BinaryContent(data=b"\x89PNG", media_type="image/png")
+    users = ["delete the build dir", "yes", "ok go", "[Summary] of before", "[You have called x",
+             "what is in /srv? please check", [image], ["see", image], "  ", "no"]
+    texts = ["Shall I delete it?", "Done.", "Run `ls?`", "", "Which one?"]
+    for _ in range(600):
+        history = []
+        for _ in range(rng.randint(1, 9)):
+            if rng.random() < 0.5:
+                parts = [UserPromptPart(rng.choice(users))]
+                if rng.random() < 0.1:
+                    parts.insert(0, CompactionPart(content="s"))
+                history.append(ModelRequest(parts=parts))
+            else:
+                parts = [TextPart(rng.choice(texts))]
+                if rng.random() < 0.3:
+                    parts.append(ToolCallPart("ls", {}))
+                if rng.random() < 0.05:
+                    parts.insert(rng.randint(0, len(parts)), CompactionPart(content="c"))
+                history.append(ModelResponse(parts=parts))
+        tail = extract_user_request(gate_conversation(history), run_prompts=["run prompt"])
+        full = extract_user_request(_full_reference(history), run_prompts=["run prompt"])
+        assert tail == full, history

@@ -34,7 +34,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ctxgate.gate.request import DEFAULT_COMPACTION_MARKERS
+from ctxgate.gate.request import DEFAULT_COMPACTION_MARKERS, DEFAULT_INJECTED_PREFIXES
 
 __all__ = ["gate_conversation", "prompt_text", "run_prompts"]
 
@@ -67,30 +67,61 @@ def gate_conversation(
     messages: Sequence[ModelMessage],
     *,
     compaction_markers: Sequence[str] = DEFAULT_COMPACTION_MARKERS,
+    injected_prefixes: Sequence[str] = DEFAULT_INJECTED_PREFIXES,
 ) -> list[dict[str, Any]]:
-    """``messages`` as OpenAI-shaped messages for the gate (rules in the module docstring)."""
+    """``messages`` as OpenAI-shaped messages for the gate (rules in the module docstring).
+
+    Only the tail the gate's rules can reach is converted, walking back from the newest
+    message: up to the most recent compaction boundary, or until the latest real user message
+    and one more real user message with text before it have been seen (the short-reply rule
+    never looks further). The gate selects the same request from it as from the whole
+    history, and a long history costs no more per call than a short one.
+    """
     marker = compaction_markers[0] if compaction_markers else DEFAULT_COMPACTION_MARKERS[0]
-    out: list[dict[str, Any]] = []
-    for message in messages:
+    skip = tuple(compaction_markers) + tuple(injected_prefixes)
+    out: list[dict[str, Any]] = []  # newest first
+    users = 0
+    for message in reversed(messages):
         if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, UserPromptPart):
-                    out.append({"role": "user", "content": _user_blocks(part.content)})
-                elif isinstance(part, CompactionPart):
+            for part in reversed(message.parts):
+                if isinstance(part, CompactionPart):
                     out.append(_boundary(marker, part))
+                    return out[::-1]
+                if isinstance(part, UserPromptPart):
+                    converted = {"role": "user", "content": _user_blocks(part.content)}
+                    out.append(converted)
+                    if _any_text_starts(converted["content"], tuple(compaction_markers)):
+                        return out[::-1]  # a boundary written as a user message
+                    if _first_text(converted["content"]).lstrip().startswith(skip):
+                        continue
+                    users += 1
+                    if users >= 2 and prompt_text(part.content).strip():
+                        return out[::-1]
         elif isinstance(message, ModelResponse):
             texts: list[str] = []
-            for rpart in message.parts:
+            for rpart in reversed(message.parts):
                 if isinstance(rpart, CompactionPart):
                     if texts:
-                        out.append({"role": "assistant", "content": "\n".join(texts)})
-                        texts = []
+                        out.append({"role": "assistant", "content": "\n".join(texts[::-1])})
                     out.append(_boundary(marker, rpart))
-                elif isinstance(rpart, TextPart) and rpart.content.strip():
+                    return out[::-1]
+                if isinstance(rpart, TextPart) and rpart.content.strip():
                     texts.append(rpart.content)
             if texts:
-                out.append({"role": "assistant", "content": "\n".join(texts)})
-    return out
+                out.append({"role": "assistant", "content": "\n".join(texts[::-1])})
+    return out[::-1]
+
+
+def _any_text_starts(content: str | list[dict[str, str]], prefixes: tuple[str, ...]) -> bool:
+    texts = [content] if isinstance(content, str) else [
+        b.get("text", "") for b in content if b.get("type") == "text"]
+    return bool(prefixes) and any(t.lstrip().startswith(prefixes) for t in texts)
+
+
+def _first_text(content: str | list[dict[str, str]]) -> str:
+    if isinstance(content, str):
+        return content
+    return next((b.get("text", "") for b in content if b.get("type") == "text"), "")
 
 
 def _boundary(marker: str, part: CompactionPart) -> dict[str, Any]:

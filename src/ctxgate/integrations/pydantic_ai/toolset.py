@@ -100,8 +100,10 @@ class GatedToolset(WrapperToolset[Any]):
         call = ToolCall(tool=name, arguments=arguments, call_id=ctx.tool_call_id or "")
         if ctx.tool_call_approved:
             self.gate.approve(call)  # a person approved this exact call (deferred approval)
+        policy = self.gate.policy
         conversation = gate_conversation(ctx.messages,
-                                         compaction_markers=self.gate.policy.compaction_markers)
+                                         compaction_markers=policy.compaction_markers,
+                                         injected_prefixes=policy.injected_prefixes)
         return await judge(self.gate, call, conversation=conversation,
                            run_prompts=run_prompts(ctx.prompt), deadline=self.deadline)
 
