@@ -4,6 +4,7 @@ requested call runs, and every failure of the decision denies (fail closed)."""
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 
 import pytest
@@ -175,3 +176,37 @@ def test_an_answer_out_of_range_denies():
     gate = _failing_gate(lambda s, q: {"destructive": 0.1, "requested": 7.0})
     result = _agent(gate, ran).run_sync("delete every row of customers")
     assert ran == [] and "answer was unusable" in result.output
+
+
+def test_arguments_are_judged_as_json_and_non_json_values_deny():
+    states = []
+
+    def answer(state, questions):
+        states.append(state["tool_call"]["arguments"])
+        return {"destructive": 0.1, "requested": 0.9}
+
+    def turn(messages, info):
+        returns = tool_returns(messages)
+        if not returns:
+            return ModelResponse(parts=[
+                ToolCallPart("schedule", {"when": "2026-12-01T10:00:00", "factor": 2.5}),
+                ToolCallPart("schedule", {"when": "2026-12-01T11:00:00",
+                                          "factor": float("nan")})])
+        return ModelResponse(parts=[TextPart(" / ".join(f"{r.outcome}: {r.content}"
+                                                        for r in returns))])
+
+    ran = []
+    gate = ToolGate(FunctionDecisionModel(fn=answer, threaded=False),
+                    GatePolicy(cache_ttl_seconds=0))
+    agent = make_agent(turn, Ctxgate(gate=gate))
+
+    @agent.tool_plain
+    def schedule(when: dt.datetime, factor: float) -> str:
+        ran.append(when)
+        return f"scheduled at {when:%H:%M}"
+
+    output = agent.run_sync("schedule the two jobs").output
+    assert states == [{"when": "2026-12-01T10:00:00", "factor": 2.5}]
+    assert ran == [dt.datetime(2026, 12, 1, 10, 0)]
+    assert "success: scheduled at 10:00" in output
+    assert "failed: Tool gate: this call's arguments are not valid JSON" in output

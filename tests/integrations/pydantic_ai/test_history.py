@@ -97,3 +97,41 @@ def test_a_real_run_s_history_is_bounded_after_the_firewall(archive):
     bounded = bound_messages(history, 100_000, archive=archive)
     assert len(bounded.json) <= 100_000 and len(bounded.messages) == len(history)
     assert bounded.cuts[0].original_bytes == len(big.encode())
+
+
+def test_a_bounded_conversation_store_trims_each_stored_message_and_keeps_every_entry(archive):
+    import asyncio
+
+    from pydantic_ai.conversation_store import InMemoryConversationStore
+
+    from ctxgate.integrations.pydantic_ai import BoundedConversationStore
+
+    big = "".join(f"row {i}: {'x' * 40}\n" for i in range(5_000))
+
+    def turn(messages, info):
+        if not tool_returns(messages[-1:]):
+            return ModelResponse(parts=[ToolCallPart("read_file", {"path": "rows.txt"})])
+        return ModelResponse(parts=[TextPart("read it")])
+
+    agent = make_agent(turn, Ctxgate(gate=scripted_gate(), archive=archive,
+                                     protected_reads=["read_file"]))
+    agent.tool_plain(name="read_file")(lambda path: big)
+    store = BoundedConversationStore(InMemoryConversationStore(), 40_000, archive=archive)
+
+    async def main():
+        first = await agent.run("read rows.txt")
+        await store.save(first)
+        loaded = await store.load(first.conversation.conversation_id)
+        second = await agent.run("read it again", conversation=loaded)
+        await store.save(second)
+        return first, await store.load(first.conversation.conversation_id)
+
+    first, again = asyncio.run(main())
+    assert len(again.messages) == 2 * len(first.all_messages())
+    stored = [p.content for p in tool_returns(again.messages)]
+    assert len(stored) == 2 and all(parse_marker(c) is not None for c in stored)
+    for message in again.messages:
+        record = ModelMessagesTypeAdapter.dump_python([message], mode="json")
+        assert len(emit_bytes(record)) <= 40_000
+    [(_, cut1), (_, cut2)] = store.cuts
+    assert archive.read(cut1.archive_id) == big.encode() and cut2.original_bytes == len(big)

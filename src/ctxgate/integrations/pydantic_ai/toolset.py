@@ -96,10 +96,16 @@ class GatedToolset(WrapperToolset[Any]):
         """The gate's verdict on this call, against the run's history; never raises."""
         from pydantic_core import to_jsonable_python
 
-        arguments = to_jsonable_python(tool_args, fallback=str)
+        try:
+            arguments = to_jsonable_python(tool_args, fallback=str)
+        except Exception:  # noqa: BLE001 - the gate denies what it cannot serialize
+            arguments = tool_args
         call = ToolCall(tool=name, arguments=arguments, call_id=ctx.tool_call_id or "")
         if ctx.tool_call_approved:
-            self.gate.approve(call)  # a person approved this exact call (deferred approval)
+            try:
+                self.gate.approve(call)  # a person approved this exact call (deferred approval)
+            except (TypeError, ValueError):
+                pass  # arguments that are not JSON: the gate denies them as unserializable
         policy = self.gate.policy
         conversation = gate_conversation(ctx.messages,
                                          compaction_markers=policy.compaction_markers,
