@@ -93,3 +93,33 @@ def test_a_gate_approver_that_says_yes_runs_the_call_without_pausing():
     gate.approver = lambda request: True
     result = _agent(gate, ran).run_sync("tidy up the staging area")
     assert ran == ["staging"] and result.output == "success: dropped staging"
+
+
+def _plain_agent(ran, **cap):
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import FunctionModel
+
+    agent = Agent(FunctionModel(_turn), capabilities=[Ctxgate(gate=scripted_gate(GREY), **cap)])
+    agent.tool_plain(name="drop_table")(lambda name: ran.append(name) or f"dropped {name}")
+    return agent
+
+
+def test_an_agent_that_cannot_pause_gets_the_ask_as_a_denial_and_goes_on():
+    ran: list[str] = []
+    result = _plain_agent(ran).run_sync("tidy up the staging area")  # output_type=str
+    assert ran == []
+    assert result.output.startswith("denied: Tool gate: this call looks destructive")
+    assert "a person must decide" in result.output
+
+
+def test_on_ask_deny_never_pauses_and_defer_always_does():
+    import pytest
+    from pydantic_ai.exceptions import UserError
+
+    ran: list[str] = []
+    denied = make_agent(_turn, Ctxgate(gate=scripted_gate(GREY), on_ask="deny"))
+    denied.tool_plain(name="drop_table")(lambda name: ran.append(name))
+    assert denied.run_sync("tidy up").output.startswith("denied: Tool gate:")
+    with pytest.raises(UserError, match="DeferredToolRequests"):
+        _plain_agent(ran, on_ask="defer").run_sync("tidy up the staging area")
+    assert ran == []

@@ -18,12 +18,13 @@ that it wraps innermost and judges the arguments that will really run.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_ai import RunContext
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.tools import DeferredToolRequests, DeferredToolResults, ToolDenied
 from pydantic_ai.toolsets import AbstractToolset
 
 from ctxgate.archive import Archive
@@ -52,6 +53,10 @@ class Ctxgate(AbstractCapability[Any]):
         deadline: seconds for a whole gate decision, model loading included (``None``: the
             gate's own backend timeout, ``[gate] timeout_seconds``).
         expand_tool: the name of the added expand tool.
+        on_ask: ``"auto"`` (default): an ``ask`` pauses the run with ``DeferredToolRequests``
+            when the agent's output types include it, and is otherwise denied with the gate's
+            reason (the run goes on; an agent that cannot pause would fail with a
+            ``UserError``); ``"defer"``: always pause; ``"deny"``: never pause.
     """
 
     gate: ToolGate | None = None
@@ -63,6 +68,7 @@ class Ctxgate(AbstractCapability[Any]):
     on_deny: DenyMode = "tool_failed"
     deadline: float | None = None
     expand_tool: str = "expand"
+    on_ask: Literal["auto", "defer", "deny"] = "auto"
     _expand: ExpandToolset = field(init=False, repr=False)
     _classes: ToolClasses = field(init=False, repr=False)
 
@@ -87,6 +93,8 @@ class Ctxgate(AbstractCapability[Any]):
                                     else frozenset(self.firewalled))
         self._expand = expand_toolset(self.archive, name=self.expand_tool)
         GatedToolset(self._expand, gate=self.gate, on_deny=self.on_deny)  # validates the options
+        if self.on_ask not in ("auto", "defer", "deny"):
+            raise ValueError(f"on_ask={self.on_ask!r}; use 'auto', 'defer' or 'deny'")
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -106,3 +114,24 @@ class Ctxgate(AbstractCapability[Any]):
     async def before_run(self, ctx: RunContext[Any]) -> None:
         assert self.gate is not None
         self.gate.new_run()
+
+    async def handle_deferred_tool_calls(
+        self, ctx: RunContext[Any], *, requests: DeferredToolRequests,
+    ) -> DeferredToolResults | None:
+        """The gate's asks this run cannot pause for, denied with the gate's reason."""
+        ours = {c.tool_call_id: requests.metadata[c.tool_call_id]["ctxgate"]
+                for c in requests.approvals
+                if "ctxgate" in (requests.metadata.get(c.tool_call_id) or {})}
+        if not ours or self.on_ask == "defer" or (self.on_ask == "auto" and _can_pause(ctx)):
+            return None
+        return requests.build_results(approvals={
+            call_id: ToolDenied(str(info.get("reason") or "Tool gate: this call needs a "
+                                "person's approval, and this run cannot ask for it."))
+            for call_id, info in ours.items()})
+
+
+def _can_pause(ctx: RunContext[Any]) -> bool:
+    """Whether the agent's output types include ``DeferredToolRequests``."""
+    output = getattr(ctx.agent, "output_type", None)
+    types = output if isinstance(output, Sequence) and not isinstance(output, str) else [output]
+    return any(t is DeferredToolRequests for t in types)
