@@ -210,3 +210,28 @@ def test_arguments_are_judged_as_json_and_non_json_values_deny():
     assert ran == [dt.datetime(2026, 12, 1, 10, 0)]
     assert "success: scheduled at 10:00" in output
     assert "failed: Tool gate: this call's arguments are not valid JSON" in output
+
+
+def test_tools_of_every_toolset_are_gated_and_gated_toolset_works_without_the_capability():
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.toolsets import FunctionToolset
+
+    ran: list[str] = []
+
+    def delete_records(table: str) -> str:
+        ran.append(table)
+        return "deleted"
+
+    gate = scripted_gate(DESTRUCTIVE_UNREQUESTED)
+    extra = FunctionToolset([delete_records])
+    via_capability = Agent(FunctionModel(_delete_then_report), toolsets=[extra],
+                           capabilities=[Ctxgate(gate=gate)])
+    assert via_capability.run_sync("count the customers").output.startswith("failed: Tool gate:")
+    from ctxgate.integrations.pydantic_ai import GatedToolset
+
+    direct = Agent(FunctionModel(_delete_then_report), toolsets=[GatedToolset(extra, gate=gate)])
+    assert direct.run_sync("count the customers").output.startswith("failed: Tool gate:")
+    assert ran == []
+    with pytest.raises(TypeError, match="needs gate=ToolGate"):
+        GatedToolset(extra, gate=None)  # type: ignore[arg-type]

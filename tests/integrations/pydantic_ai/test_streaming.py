@@ -117,3 +117,33 @@ def test_parallel_tool_calls_are_each_judged_and_run_concurrently():
     assert set(spans) == {"a", "b"}  # the denied call never ran
     (a0, a1), (b0, b1) = spans["a"], spans["b"]
     assert max(a0, b0) < min(a1, b1)  # the two allowed calls overlapped
+
+
+def test_run_stream_pauses_for_an_ask_and_resumes_approved():
+    from pydantic_ai.tools import DeferredToolRequests
+
+    ran: list[str] = []
+
+    async def stream(messages, info):
+        returns = tool_returns(messages)
+        if not returns:
+            yield _calls(("drop_table", {"name": "staging"}))
+        else:
+            yield f"{returns[0].outcome}: {returns[0].content}"
+
+    gate = scripted_gate({"drop_table": (0.9, 0.5)})
+    agent = Agent(FunctionModel(stream_function=stream), capabilities=[Ctxgate(gate=gate)],
+                  output_type=[str, DeferredToolRequests])
+    agent.tool_plain(name="drop_table")(lambda name: ran.append(name) or f"dropped {name}")
+
+    async def main():
+        async with agent.run_stream("tidy up staging") as first:
+            paused = await first.get_output()
+            history = first.all_messages()
+        assert isinstance(paused, DeferredToolRequests) and ran == []
+        async with agent.run_stream(message_history=history,
+                                    deferred_tool_results=paused.build_results(
+                                        approve_all=True)) as second:
+            return await second.get_output()
+
+    assert asyncio.run(main()) == "success: dropped staging" and ran == ["staging"]
