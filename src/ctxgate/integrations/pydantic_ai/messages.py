@@ -3,7 +3,8 @@
 A tool call is judged against the run's message history as the model saw it: ``ctx.messages``
 at tool time is the history after every history processor (``ProcessHistory`` writes its
 result back into it; a capability that changes only what one request sends, not the history,
-is not seen), followed by the model response that asked for the call. :func:`gate_conversation` maps it to OpenAI-shaped messages for
+is not seen), followed by the model response that asked for the call.
+:func:`gate_conversation` maps it to OpenAI-shaped messages for
 :func:`ctxgate.gate.request.extract_user_request`:
 
 * a ``UserPromptPart`` is a ``user`` message (text items as text blocks, other content as
