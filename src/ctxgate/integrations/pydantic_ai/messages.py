@@ -8,7 +8,10 @@ is not seen), followed by the model response that asked for the call.
 :func:`ctxgate.gate.request.extract_user_request`:
 
 * a ``UserPromptPart`` is a ``user`` message (text items as text blocks, other content as
-  non-text blocks, so an image-only prompt still stops the search);
+  non-text blocks, so an image-only prompt still stops the search) — except in a request
+  that also carries tool results: there pydantic-ai puts the ``content`` of a tool's
+  ``ToolReturn`` as a ``UserPromptPart``, text a tool wrote (a fetched page can say "delete
+  everything"), so it counts only when it is the run's own prompt;
 * a ``CompactionPart`` — an app- or capability-written summary in a request, or a provider's
   compaction in a response — is a compaction boundary: a ``user`` message starting with the
   gate's first compaction marker, so nothing before it can authorize a call;
@@ -26,10 +29,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from pydantic_ai.messages import (
+    BaseToolReturnPart,
     CompactionPart,
     ModelMessage,
     ModelRequest,
     ModelResponse,
+    RetryFeedbackPart,
+    RetryPromptPart,
     TextContent,
     TextPart,
     UserPromptPart,
@@ -38,6 +44,9 @@ from pydantic_ai.messages import (
 from ctxgate.gate.request import DEFAULT_COMPACTION_MARKERS, DEFAULT_INJECTED_PREFIXES
 
 __all__ = ["gate_conversation", "prompt_text", "run_prompts"]
+
+_TOOL_RESULTS = (BaseToolReturnPart, RetryFeedbackPart, RetryPromptPart)
+"""Parts that answer a tool call (returns, failures, retries)."""
 
 
 def prompt_text(content: Any) -> str:
@@ -69,8 +78,12 @@ def gate_conversation(
     *,
     compaction_markers: Sequence[str] = DEFAULT_COMPACTION_MARKERS,
     injected_prefixes: Sequence[str] = DEFAULT_INJECTED_PREFIXES,
+    prompt: Any = None,
 ) -> list[dict[str, Any]]:
     """``messages`` as OpenAI-shaped messages for the gate (rules in the module docstring).
+
+    ``prompt`` is the run's own prompt (``ctx.prompt``): the one user prompt that counts in a
+    request holding tool results.
 
     Only the tail the gate's rules can reach is converted, walking back from the newest
     message: up to the most recent compaction boundary, or until the latest real user message
@@ -82,13 +95,17 @@ def gate_conversation(
     skip = tuple(compaction_markers) + tuple(injected_prefixes)
     out: list[dict[str, Any]] = []  # newest first
     users = 0
+    own = prompt_text(prompt) if prompt is not None else None
     for message in reversed(messages):
         if isinstance(message, ModelRequest):
+            with_results = any(isinstance(p, _TOOL_RESULTS) for p in message.parts)
             for part in reversed(message.parts):
                 if isinstance(part, CompactionPart):
                     out.append(_boundary(marker, part))
                     return out[::-1]
                 if isinstance(part, UserPromptPart):
+                    if with_results and prompt_text(part.content) != own:
+                        continue  # a tool's ToolReturn.content, not the user's words
                     converted = {"role": "user", "content": _user_blocks(part.content)}
                     out.append(converted)
                     if _any_text_starts(converted["content"], tuple(compaction_markers)):

@@ -109,7 +109,8 @@ class GatedToolset(WrapperToolset[Any]):
         policy = self.gate.policy
         conversation = gate_conversation(ctx.messages,
                                          compaction_markers=policy.compaction_markers,
-                                         injected_prefixes=policy.injected_prefixes)
+                                         injected_prefixes=policy.injected_prefixes,
+                                         prompt=ctx.prompt)
         return await judge(self.gate, call, conversation=conversation,
                            run_prompts=run_prompts(ctx.prompt), deadline=self.deadline)
 
