@@ -141,7 +141,8 @@ async def judge(
             return await decision
         return await asyncio.wait_for(decision, deadline)
     except TimeoutError:
-        code, reason = reasons.failure(DecisionTimeout(f"timed out after {deadline:g} s"))
+        after = f" after {deadline:g} s" if deadline is not None else ""
+        code, reason = reasons.failure(DecisionTimeout(f"timed out{after}"))
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - the call must not run, whatever went wrong
@@ -158,7 +159,7 @@ def result_text(value: Any) -> str | None:
 
     A string is itself; ``bytes`` are not text (binary results reach the model untouched);
     anything else (dicts, lists, numbers, dataclasses, pydantic models) is its JSON, as the
-    frameworks send it (non-ASCII kept, ``default=str`` for what JSON cannot hold).
+    frameworks send it (non-ASCII kept; what JSON cannot hold becomes its ``str``).
     """
     if isinstance(value, str):
         return value

@@ -94,3 +94,12 @@ def test_expand_view_errors_say_what_to_do(archive):
         expand_view(archive, {"lines": "1:2"})
     with pytest.raises(EntryNotFound):
         expand_view(archive, {"id": "ffffffffffff"})
+
+
+def test_judge_denies_a_timeout_raised_inside_the_gate_without_a_deadline():
+    class Slow(ToolGate):
+        async def decide(self, call, **kwargs):
+            raise TimeoutError
+
+    verdict = asyncio.run(judge(Slow(lambda: None, GatePolicy()), ToolCall(tool="rm")))
+    assert verdict.code == "timeout" and "timed out" in verdict.reason
