@@ -3,7 +3,8 @@
 ``Agent(model, capabilities=[Ctxgate()])`` is the whole setup. Per run it
 
 * wraps the agent's assembled (non-output) toolset in a :class:`.toolset.GatedToolset`
-  (``get_wrapper_toolset``): every function, MCP or other tool call is gated before it runs
+  (``get_wrapper_toolset``): every call of a function tool or of any other toolset (MCP
+  toolsets included) is gated before it runs
   and its result firewalled; output tools (the run's final answer) are not tool calls and
   are left alone;
 * adds the ``expand`` tool (``get_toolset``), so the model can read any archived output back;
