@@ -127,7 +127,9 @@ async def judge(
         conversation: OpenAI-shaped messages, oldest first (see :mod:`ctxgate.gate.request`).
         run_prompts: this run's own prompts.
         deadline: seconds for the whole decision, model loading included (``None``: only the
-            gate's own backend timeout applies). Past it the call is denied (``timeout``).
+            gate's own backend timeout applies). Past it the call is denied (``timeout``); a
+            step that blocks the event loop (loading the local model) is not interrupted, so
+            the deny then comes when it ends.
 
     Returns:
         The verdict; an exception from the gate (a backend that cannot be built, a bug) is a

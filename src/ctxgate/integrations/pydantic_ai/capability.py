@@ -52,7 +52,9 @@ class Ctxgate(AbstractCapability[Any]):
         on_deny: ``"tool_failed"`` (a failed tool result; the run goes on), ``"retry"`` (a
             retry prompt, spending the tool's retries) or ``"raise"`` (``ToolDenied``).
         deadline: seconds for a whole gate decision, model loading included (``None``: the
-            gate's own backend timeout, ``[gate] timeout_seconds``).
+            gate's own backend timeout, ``[gate] timeout_seconds``); past it the call is denied
+            (a blocking step such as loading the local model is not interrupted: the deny
+            comes when it ends).
         expand_tool: the name of the added expand tool.
         on_ask: ``"auto"`` (default): an ``ask`` pauses the run with ``DeferredToolRequests``
             when the agent's output types include it, and is otherwise denied with the gate's
