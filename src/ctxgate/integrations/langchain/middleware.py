@@ -1,0 +1,188 @@
+"""``CtxgateMiddleware``: the gate, the firewall and the bound as LangChain agent middleware.
+
+``create_agent(model, tools, middleware=[CtxgateMiddleware()], checkpointer=…)``:
+
+* ``before_agent`` captures the run's user request (the latest real ``HumanMessage``, with
+  the gate's short-reply rule) into the state, so it survives ``SummarizationMiddleware``.
+* ``wrap_tool_call`` / ``awrap_tool_call`` gate every call before it runs (see
+  :mod:`.gating`), then firewall and bound its result (see :mod:`.results`).
+* ``before_model`` / ``after_agent`` bound the current turn as the graph persists it (see
+  :mod:`.persist`).
+* ``tools`` adds ``expand`` over the same archive (see :mod:`.expand`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any, NotRequired
+
+from langchain.agents.middleware import AgentMiddleware, AgentState
+from langchain.agents.middleware.types import PrivateStateAttr
+from langchain_core.messages import ToolMessage
+from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.types import Command
+
+from ctxgate.gate.request import extract_user_request
+from ctxgate.integrations._adapter import ResultFirewall
+from ctxgate.integrations.langchain.expand import expand_tool
+from ctxgate.integrations.langchain.gating import REQUEST_KEY, GateStep, OnDeny
+from ctxgate.integrations.langchain.messages import gate_messages
+from ctxgate.integrations.langchain.persist import TurnBound
+from ctxgate.integrations.langchain.results import ResultStep
+
+__all__ = ["CtxgateMiddleware", "CtxgateState"]
+
+_THREAD_BYTES = 65_536
+"""In async runs, results at least this large are firewalled in a worker thread (UTF-8
+bytes, estimated from code points): smaller ones cost less than the thread hand-off."""
+
+
+class CtxgateState(AgentState[Any]):
+    """The agent state with the run's captured user request."""
+
+    ctxgate_request: NotRequired[Annotated[str | None, PrivateStateAttr]]
+
+
+class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
+    """Gate every tool call, firewall every result, bound what the graph persists.
+
+    Args:
+        gate: the :class:`~ctxgate.gate.ToolGate`; default the configured one
+            (``build_tool_gate(load_config())``: the offline local model, loaded on the first
+            call that needs it).
+        archive: where large results (and the originals of cut ones) are stored; default the
+            configured archive in ``CTXGATE_HOME`` (a broken one never blocks a result).
+        firewall_policy: the firewall policy; default the configured one.
+        firewall_tools: tool names whose large results are digested; ``None``: every tool.
+        protected_reads: tool names never digested (explicit file reads).
+        datasets: tool names shown whole up to ``verbatim_max_tokens`` (query results).
+        on_deny: ``"message"`` (default): a refusal is an error ``ToolMessage`` and the run
+            goes on; ``"raise"``: it raises :class:`~ctxgate.errors.ToolDenied`.
+        max_result_bytes: bound of one result's content, UTF-8 bytes; default the
+            configured ``[bound] max_bytes`` (1 MiB); ``0`` turns it off.
+        max_turn_bytes: bound of the current turn's persisted record, UTF-8 bytes; default
+            4 × ``max_result_bytes``; ``0`` turns it off.
+        expand: add the ``expand`` tool (default ``True``).
+    """
+
+    state_schema = CtxgateState
+
+    def __init__(
+        self,
+        gate: Any = None,
+        *,
+        archive: Any = None,
+        firewall_policy: Any = None,
+        firewall_tools: Sequence[str] | None = None,
+        protected_reads: Sequence[str] = (),
+        datasets: Sequence[str] = (),
+        on_deny: OnDeny = "message",
+        max_result_bytes: int | None = None,
+        max_turn_bytes: int | None = None,
+        expand: bool = True,
+    ) -> None:
+        super().__init__()
+        if on_deny not in ("message", "raise"):
+            raise ValueError(f"on_deny must be 'message' or 'raise', got {on_deny!r}")
+        config = None
+        if gate is None or archive is None or firewall_policy is None or max_result_bytes is None:
+            from ctxgate.settings import load_config
+
+            config = load_config()
+        if gate is None:
+            from ctxgate.gate.loader import build_tool_gate
+
+            gate = build_tool_gate(config)
+        if archive is None:
+            from ctxgate.archive.failure import open_archive
+
+            archive, _ = open_archive(config.home, config.archive)  # type: ignore[union-attr]
+        if firewall_policy is None:
+            firewall_policy = config.firewall  # type: ignore[union-attr]
+        if max_result_bytes is None:
+            max_result_bytes = config.bound.max_bytes  # type: ignore[union-attr]
+        if max_turn_bytes is None:
+            max_turn_bytes = 4 * max_result_bytes
+        self.gate = gate
+        self.archive = archive
+        self.gating = GateStep(gate=gate, on_deny=on_deny)
+        self.results = ResultStep(
+            firewall=ResultFirewall(archive=archive, policy=firewall_policy,
+                                    tools=firewall_tools, protected_reads=protected_reads,
+                                    datasets=datasets),
+            max_result_bytes=max_result_bytes or None)
+        self.turn_bound = TurnBound(max_bytes=max_turn_bytes, archive=archive) \
+            if max_turn_bytes else None
+        self.tools = [expand_tool(archive)] if expand else []
+
+    # ------------------------------------------------------------------ the run's request
+
+    def before_agent(self, state: CtxgateState, runtime: Any) -> dict[str, Any] | None:
+        """Capture the run's user request before anything can summarise it away."""
+        self.gate.new_run()
+        p = self.gate.policy
+        markers = p.compaction_markers
+        found = extract_user_request(
+            gate_messages(state.get("messages") or (), markers[0] if markers else "[Summary]"),
+            compaction_markers=markers, injected_prefixes=p.injected_prefixes,
+            short_reply_chars=p.short_reply_chars)
+        if found is None:
+            return None  # keep what an earlier run captured
+        return {REQUEST_KEY: found.text}
+
+    # ------------------------------------------------------------------ tool calls
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Gate the call, run it, firewall and bound its result."""
+        refused = self.gating.judge(request.tool_call, request.state)
+        if refused is not None:
+            return refused
+        result = handler(request)
+        return self.results.apply(result, request.tool_call["name"],
+                                  session_id=_thread_id(request))
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """:meth:`wrap_tool_call` for async runs; large results are firewalled off the loop."""
+        refused = await self.gating.ajudge(request.tool_call, request.state)
+        if refused is not None:
+            return refused
+        result = await handler(request)
+        name, session = request.tool_call["name"], _thread_id(request)
+        if isinstance(result, ToolMessage) and _large(result.content):
+            return await asyncio.to_thread(self.results.apply, result, name, session_id=session)
+        return self.results.apply(result, name, session_id=session)
+
+    # ------------------------------------------------------------------ persisted turn
+
+    def before_model(self, state: CtxgateState, runtime: Any) -> dict[str, Any] | None:
+        """Bound the turn before the model sees it (and before the next checkpoint)."""
+        if self.turn_bound is None:
+            return None
+        return self.turn_bound.update(state.get("messages") or ())
+
+    def after_agent(self, state: CtxgateState, runtime: Any) -> dict[str, Any] | None:
+        """Bound the turn as the run leaves it."""
+        return self.before_model(state, runtime)
+
+
+def _thread_id(request: ToolCallRequest) -> str | None:
+    config = getattr(request.runtime, "config", None) or {}
+    thread = (config.get("configurable") or {}).get("thread_id")
+    return str(thread) if thread is not None else None
+
+
+def _large(content: Any) -> bool:
+    if isinstance(content, str):
+        return len(content) >= _THREAD_BYTES // 4
+    return isinstance(content, list) and sum(
+        len(b.get("text", "")) if isinstance(b, dict) else len(str(b)) for b in content
+    ) >= _THREAD_BYTES // 4
