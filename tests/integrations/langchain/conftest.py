@@ -49,9 +49,9 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=self.script(list(messages)))])
 
 
-def call(name: str, **args: Any) -> dict[str, Any]:
+def call(tool_name: str, /, **args: Any) -> dict[str, Any]:
     """A tool call with a fresh id."""
-    return {"name": name, "args": args, "id": f"call_{next(_ids)}", "type": "tool_call"}
+    return {"name": tool_name, "args": args, "id": f"call_{next(_ids)}", "type": "tool_call"}
 
 
 def steps(*replies: AIMessage | Callable[[list[BaseMessage]], AIMessage]) -> Script:

@@ -139,7 +139,9 @@ class GateStep:
 
 
 def _is_graph_signal(exc: BaseException) -> bool:
-    """LangGraph's interrupt and control-flow exceptions pass through the gate step."""
-    from langgraph.errors import GraphBubbleUp
+    """LangGraph's interrupt and control-flow exceptions pass through the gate step, and so
+    does a resume value that does not match :data:`APPROVAL_SCHEMA` (the resume fails and the
+    interrupt can be answered again)."""
+    from langgraph.errors import GraphBubbleUp, is_invalid_resume
 
-    return isinstance(exc, GraphBubbleUp)
+    return isinstance(exc, GraphBubbleUp) or is_invalid_resume(exc)

@@ -1,0 +1,112 @@
+"""An ``ask`` verdict pauses the run (a LangGraph interrupt) and resumes with the answer."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import Command
+from pydantic import ValidationError
+
+from ctxgate.integrations.langchain import CtxgateMiddleware
+
+from .conftest import ScriptedChatModel, call, scripted_gate, steps, tool_messages
+
+RAN: list[str] = []
+
+
+@tool
+def delete_branch(name: str) -> str:
+    """Delete a git branch."""
+    RAN.append(name)
+    return f"deleted {name}"
+
+
+def grey(state):
+    """Destructive, possibly requested: the gate asks a person."""
+    return {"destructive": 0.9, "requested": 0.5}
+
+
+def _agent(checkpointer, archive, *calls):
+    gate, fn = scripted_gate(grey)
+    model = ScriptedChatModel(script=steps(AIMessage(content="", tool_calls=list(calls)),
+                                           AIMessage(content="all done")))
+    agent = create_agent(model, [delete_branch], checkpointer=checkpointer,
+                         middleware=[CtxgateMiddleware(gate, archive=archive)])
+    return agent, fn
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def checkpointer(request, tmp_path):
+    if request.param == "memory":
+        yield InMemorySaver()
+        return
+    conn = sqlite3.connect(tmp_path / "checkpoints.db", check_same_thread=False)
+    yield SqliteSaver(conn)
+    conn.close()
+
+
+def test_ask_pauses_and_resumes_with_approval(checkpointer, archive):
+    RAN.clear()
+    agent, _ = _agent(checkpointer, archive, call("delete_branch", name="old-feature"))
+    config = {"configurable": {"thread_id": "t1"}}
+    paused = agent.invoke({"messages": [HumanMessage("tidy up the branches")]}, config)
+    assert RAN == []
+    (pending,) = paused["__interrupt__"]
+    assert pending.value["type"] == "tool_approval" and pending.value["source"] == "ctxgate"
+    assert pending.value["name"] == "delete_branch"
+    assert pending.value["args"] == {"name": "old-feature"}
+    assert "Tool gate:" in pending.value["description"]
+    assert agent.get_state(config).next  # the run waits in the checkpoint
+
+    done = agent.invoke(Command(resume={"type": "approve"}), config)
+    assert RAN == ["old-feature"]
+    (msg,) = tool_messages(done["messages"])
+    assert msg.status == "success" and msg.content == "deleted old-feature"
+    assert done["messages"][-1].content == "all done"
+
+
+def test_ask_resumed_with_a_rejection_is_refused(checkpointer, archive):
+    RAN.clear()
+    agent, _ = _agent(checkpointer, archive, call("delete_branch", name="main"))
+    config = {"configurable": {"thread_id": "t2"}}
+    agent.invoke({"messages": [HumanMessage("tidy up the branches")]}, config)
+    done = agent.invoke(Command(resume={"type": "reject", "message": "main stays"}), config)
+    assert RAN == []
+    (msg,) = tool_messages(done["messages"])
+    assert msg.status == "error" and "declined" in msg.content and "main stays" in msg.content
+    assert msg.response_metadata["ctxgate"]["gate"] == "declined"
+    assert done["messages"][-1].content == "all done"
+
+
+def test_parallel_asks_resume_by_interrupt_id(archive):
+    RAN.clear()
+    call_a, call_b = call("delete_branch", name="a"), call("delete_branch", name="b")
+    agent, _ = _agent(InMemorySaver(), archive, call_a, call_b)
+    config = {"configurable": {"thread_id": "t3"}}
+    paused = agent.invoke({"messages": [HumanMessage("tidy up the branches")]}, config)
+    pending = {i.value["args"]["name"]: i.id for i in paused["__interrupt__"]}
+    assert sorted(pending) == ["a", "b"] and RAN == []
+    done = agent.invoke(Command(resume={pending["a"]: {"type": "approve"},
+                                        pending["b"]: {"type": "reject"}}), config)
+    assert RAN == ["a"]
+    by_id = {m.tool_call_id: m for m in tool_messages(done["messages"])}
+    assert by_id[call_a["id"]].content == "deleted a" and by_id[call_a["id"]].status == "success"
+    assert by_id[call_b["id"]].status == "error" and "declined" in by_id[call_b["id"]].content
+
+
+def test_an_invalid_resume_value_is_rejected_by_the_schema(archive):
+    agent, _ = _agent(InMemorySaver(), archive, call("delete_branch", name="x"))
+    config = {"configurable": {"thread_id": "t4"}}
+    agent.invoke({"messages": [HumanMessage("tidy up")]}, config)
+    RAN.clear()
+    with pytest.raises(ValidationError, match="approve"):
+        agent.invoke(Command(resume={"type": "maybe"}), config)
+    assert RAN == []
+    done = agent.invoke(Command(resume={"type": "approve"}), config)  # answered again
+    assert RAN == ["x"] and tool_messages(done["messages"])[0].content == "deleted x"
