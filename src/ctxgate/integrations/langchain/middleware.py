@@ -6,8 +6,9 @@
   the gate's short-reply rule) into the state, so it survives ``SummarizationMiddleware``.
 * ``wrap_tool_call`` / ``awrap_tool_call`` gate every call before it runs (see
   :mod:`.gating`), then firewall and bound its result (see :mod:`.results`).
-* ``before_model`` / ``after_agent`` bound the current turn as the graph persists it (see
-  :mod:`.persist`).
+* ``wrap_model_call`` / ``awrap_model_call`` bound the current turn as the graph persists it
+  (see :mod:`.persist`) before each model call: the model sees the bounded turn, and the cut
+  results replace theirs in the state (no extra graph node, so no extra checkpoint).
 * ``tools`` adds ``expand`` over the same archive (see :mod:`.expand`).
 """
 
@@ -18,7 +19,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState
-from langchain.agents.middleware.types import PrivateStateAttr
+from langchain.agents.middleware.types import (
+    ExtendedModelResponse,
+    ModelRequest,
+    ModelResponse,
+    PrivateStateAttr,
+)
 from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
@@ -163,15 +169,34 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
 
     # ------------------------------------------------------------------ persisted turn
 
-    def before_model(self, state: CtxgateState, runtime: Any) -> dict[str, Any] | None:
-        """Bound the turn before the model sees it (and before the next checkpoint)."""
-        if self.turn_bound is None:
-            return None
-        return self.turn_bound.update(state.get("messages") or ())
+    def wrap_model_call(
+        self,
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], ModelResponse],
+    ) -> ModelResponse | ExtendedModelResponse:
+        """Bound the turn before the model sees it; the cut results replace theirs in state."""
+        update = self.turn_bound.update(request.messages) if self.turn_bound else None
+        if update is None:
+            return handler(request)
+        response = handler(request.override(messages=_replaced(request.messages, update)))
+        return ExtendedModelResponse(model_response=response, command=Command(update=update))
 
-    def after_agent(self, state: CtxgateState, runtime: Any) -> dict[str, Any] | None:
-        """Bound the turn as the run leaves it."""
-        return self.before_model(state, runtime)
+    async def awrap_model_call(
+        self,
+        request: ModelRequest,
+        handler: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse | ExtendedModelResponse:
+        """:meth:`wrap_model_call` for async runs."""
+        update = self.turn_bound.update(request.messages) if self.turn_bound else None
+        if update is None:
+            return await handler(request)
+        response = await handler(request.override(messages=_replaced(request.messages, update)))
+        return ExtendedModelResponse(model_response=response, command=Command(update=update))
+
+
+def _replaced(messages: Sequence[Any], update: dict[str, Any]) -> list[Any]:
+    by_id = {m.id: m for m in update["messages"]}
+    return [by_id.get(getattr(m, "id", None), m) for m in messages]
 
 
 def _thread_id(request: ToolCallRequest) -> str | None:

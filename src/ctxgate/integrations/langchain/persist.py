@@ -11,6 +11,7 @@ is not in tool output is left as it is (logged): the turn is never dropped.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +42,18 @@ def _entry(message: BaseMessage) -> dict[str, Any]:
     return entry
 
 
+def _upper_bound(message: BaseMessage) -> int:
+    """At least the bytes of ``_entry(message)`` serialized (no code point takes more than 6
+    escaped bytes), without serializing it when the content is a string."""
+    content = message.content
+    size = 6 * len(content) if isinstance(content, str) else 6 * len(
+        json.dumps(content, ensure_ascii=False, default=str))
+    tool_calls = getattr(message, "tool_calls", None)
+    if tool_calls:
+        size += 6 * len(json.dumps(tool_calls, ensure_ascii=False, default=str))
+    return size + 6 * len(message.id or "") + 64
+
+
 @dataclass(frozen=True, kw_only=True)
 class TurnBound:
     """Bound the current turn's record to ``max_bytes`` UTF-8 bytes."""
@@ -57,6 +70,8 @@ class TurnBound:
         turn = [m for m in messages[start:] if isinstance(m, BaseMessage)]
         if not any(isinstance(m, ToolMessage) for m in turn):
             return None
+        if sum(_upper_bound(m) for m in turn) <= self.max_bytes:
+            return None  # fits for sure: no need to measure it exactly
         record = {"turn": [_entry(m) for m in turn]}
         policy = BoundPolicy(max_bytes=self.max_bytes, strategy=self.strategy,
                              selectors=TURN_SELECTORS, max_nodes=0, max_depth=0,
