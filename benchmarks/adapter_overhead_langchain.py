@@ -1,23 +1,27 @@
 """What the LangChain adapter adds per tool call, beyond the gate's own decision.
 
-    python benchmarks/adapter_overhead_langchain.py [--runs N] [--quick]
+    python benchmarks/adapter_overhead_langchain.py [--runs N] [--quick] [--rounds K]
 
-A real ``create_agent`` graph with a scripted chat model (no network) runs 1 or ``--rounds``
-(5) tool calls in a row per invocation; the tool returns a short string. Measured, interleaved in the same run:
+A real ``create_agent`` graph with a scripted chat model (no network) makes 1 or K (5) tool
+calls in a row per invocation; the tool returns a short string. The gate asks a constant-time
+``FunctionDecisionModel`` (unthreaded, cache off, no audit log), so every call reaches the
+model. Three agents, interleaved run by run so load changes hit all alike:
 
-* **plain**: the agent without middleware (the framework's own cost, the baseline);
-* **gated**: the same agent with ``CtxgateMiddleware`` whose gate asks a constant-time
-  ``FunctionDecisionModel`` (unthreaded, cache off, no audit log), so every call really
-  reaches the model;
-* **decide**: ``ToolGate.decide``'s own time for each of those calls (``Verdict.latency_ms``).
+* **plain**: no middleware (the framework's own cost);
+* **decide only**: a bare middleware whose ``wrap_tool_call`` calls the gate's public API on
+  the call (``gate.decide_sync`` for ``invoke``, ``await gate.decide`` for ``ainvoke``) and
+  then the tool: the gate's own decision as a LangGraph tool call must make it;
+* **ctxgate**: ``CtxgateMiddleware`` (gate, firewall, bound, the ``expand`` tool, the
+  ``before_agent`` request capture).
 
-The adapter's overhead per run is ``gated − plain − calls × decide`` (p50 and p95 of each
-distribution, ms), through ``invoke`` and ``ainvoke``; its slope between 1 and 5 calls per run
-is the cost per tool call, the rest is per run (the ``before_agent`` node that captures the
-user request is one more graph step per run). A micro row times ``wrap_tool_call`` against calling its handler directly on the
-same ``ToolCallRequest``, which leaves the graph's own jitter out. Physical baselines in the
-same run: ``asyncio.run`` of an empty coroutine (the floor of a synchronous caller's hand-off
-to the async gate) and the plain tool's own invocation. The target is ≤ 1 ms per call.
+Overhead per run = ctxgate − decide only (p50 of each, ms), in wall time and in CPU time of
+the whole process (``time.process_time``: every thread, without the time spent waiting for a
+core, which on a shared machine inflates wall time); its slope between 1 and K calls per run
+is the cost per tool call, the intercept the cost per run (the ``before_agent`` node is one
+more graph step). ``Verdict.latency_ms`` shows the decision itself. A micro row times
+``wrap_tool_call`` against calling its handler directly, outside the graph. Physical baseline
+in the same run: ``asyncio.run`` of an empty coroutine and the tool's own ``invoke``. Target:
+≤ 1 ms per tool call.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -39,8 +44,10 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from pydantic import ConfigDict
 
 from ctxgate.archive import Archive
-from ctxgate.gate import FunctionDecisionModel, GatePolicy, ToolGate
+from ctxgate.gate import FunctionDecisionModel, GatePolicy, ToolCall, ToolGate
 from ctxgate.integrations.langchain import CtxgateMiddleware
+
+REQUEST = {"messages": [HumanMessage("look up the keys")]}
 
 
 class RoundsModel(BaseChatModel):
@@ -52,7 +59,7 @@ class RoundsModel(BaseChatModel):
 
     @property
     def _llm_type(self) -> str:
-        return "one-call"
+        return "rounds"
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> RoundsModel:
         return self
@@ -75,16 +82,29 @@ def lookup(key: str) -> str:
     return f"value of {key}"
 
 
-def pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
-
-
 def constant(state: Any, questions: Any) -> dict[str, float]:
     return {"destructive": 0.0, "requested": 1.0}
 
 
-def build(archive: Archive, rounds: int, decided: list[float]) -> tuple[Any, Any, Any]:
+class DecideOnly(AgentMiddleware):
+    """The gate's public API on each call, then the tool: nothing of the adapter."""
+
+    def __init__(self, gate: ToolGate) -> None:
+        super().__init__()
+        self.gate = gate
+
+    def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+        self.gate.decide_sync(ToolCall(tool="lookup", arguments=request.tool_call["args"]),
+                              user_request="look up the keys")
+        return handler(request)
+
+    async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+        await self.gate.decide(ToolCall(tool="lookup", arguments=request.tool_call["args"]),
+                               user_request="look up the keys")
+        return await handler(request)
+
+
+def new_gate(decided: list[float]) -> ToolGate:
     gate = ToolGate(FunctionDecisionModel(fn=constant, threaded=False),
                     GatePolicy(cache_ttl_seconds=0, audit=False))
     inner = gate.decide
@@ -95,12 +115,12 @@ def build(archive: Archive, rounds: int, decided: list[float]) -> tuple[Any, Any
         return verdict
 
     gate.decide = recording  # type: ignore[method-assign]
-    counter = [0]
-    plain = create_agent(RoundsModel(counter=counter, rounds=rounds), [lookup])
-    middleware = CtxgateMiddleware(gate, archive=archive)
-    gated = create_agent(RoundsModel(counter=counter, rounds=rounds), [lookup],
-                         middleware=[middleware])
-    return plain, gated, middleware
+    return gate
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
 def timed(fn: Any) -> float:
@@ -109,28 +129,36 @@ def timed(fn: Any) -> float:
     return time.perf_counter() - started
 
 
-def measure(plain: Any, gated: Any, runs: int, decided: list[float]) -> dict[str, list[float]]:
-    """Interleaved sync and async runs of both agents, and the gate's decisions in them."""
-    request = {"messages": [HumanMessage("look up the keys")]}
-    for _ in range(10):  # warm both graphs
-        plain.invoke(request)
-        gated.invoke(request)
+def cpu_timed(fn: Any) -> tuple[float, float]:
+    """Wall time and CPU time of the whole process (every thread), seconds."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def measure(agents: dict[str, Any], runs: int, decided: list[float]) -> dict[str, list[float]]:
+    """Interleaved sync, then async, runs of every agent; ``decide`` is ctxgate's decisions."""
+    for agent in agents.values():
+        for _ in range(10):
+            agent.invoke(REQUEST)
+    rows: dict[str, list[float]] = {f"{m}{k}{c}": [] for m in ("", "a") for k in agents
+                                    for c in ("", " cpu")}
     decided.clear()
-    rows: dict[str, list[float]] = {"plain": [], "gated": [], "aplain": [], "agated": []}
-    for _ in range(runs):  # interleaved, so load changes hit both alike
-        rows["plain"].append(timed(lambda: plain.invoke(request)))
-        rows["gated"].append(timed(lambda: gated.invoke(request)))
+    for _ in range(runs):
+        for name, agent in agents.items():
+            wall, cpu = cpu_timed(lambda agent=agent: agent.invoke(REQUEST))
+            rows[name].append(wall)
+            rows[name + " cpu"].append(cpu)
     rows["decide"] = list(decided)
     decided.clear()
 
     async def arun() -> None:
         for _ in range(runs):
-            t = time.perf_counter()
-            await plain.ainvoke(request)
-            rows["aplain"].append(time.perf_counter() - t)
-            t = time.perf_counter()
-            await gated.ainvoke(request)
-            rows["agated"].append(time.perf_counter() - t)
+            for name, agent in agents.items():
+                wall, cpu = time.perf_counter(), time.process_time()
+                await agent.ainvoke(REQUEST)
+                rows["a" + name].append(time.perf_counter() - wall)
+                rows["a" + name + " cpu"].append(time.process_time() - cpu)
 
     asyncio.run(arun())
     rows["adecide"] = list(decided)
@@ -138,36 +166,48 @@ def measure(plain: Any, gated: Any, runs: int, decided: list[float]) -> dict[str
     return rows
 
 
+def micro(archive: Archive, runs: int) -> tuple[list[float], list[float], list[float]]:
+    """``wrap_tool_call`` against its handler alone, on one request, outside the graph."""
+    decided: list[float] = []
+    middleware = CtxgateMiddleware(new_gate(decided), archive=archive)
+    call = {"name": "lookup", "args": {"key": "k"}, "id": "c", "type": "tool_call"}
+    state = {"messages": [HumanMessage("look up the keys")], "ctxgate_request": "look up"}
+    req = ToolCallRequest(tool_call=call, tool=lookup, state=state, runtime=None)
+
+    def handler(r: ToolCallRequest) -> Any:
+        return lookup.invoke(r.tool_call)
+
+    wrapped, bare = [], []
+    for _ in range(runs):
+        bare.append(timed(lambda: handler(req)))
+        wrapped.append(timed(lambda: middleware.wrap_tool_call(req, handler)))
+    return bare, wrapped, decided
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=300)
-    parser.add_argument("--quick", action="store_true", help="80 runs")
-    parser.add_argument("--rounds", type=int, default=5,
-                        help="tool calls per run in the many-calls rows")
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="60 runs")
+    parser.add_argument("--rounds", type=int, default=5, help="tool calls per run (the K rows)")
     args = parser.parse_args()
-    runs = 80 if args.quick else args.runs
+    runs = 60 if args.quick else args.runs
     load = os.getloadavg()
-    decided: list[float] = []
     ms = 1000.0
     with tempfile.TemporaryDirectory() as home, Archive.open(Path(home)) as archive:
         results = {}
         for rounds in (1, args.rounds):
-            plain, gated, middleware = build(archive, rounds, decided)
-            results[rounds] = measure(plain, gated, runs, decided)
+            decided: list[float] = []
+            counter = [0]
 
-        # micro: wrap_tool_call around the same request against its handler alone
-        call = {"name": "lookup", "args": {"key": "k"}, "id": "c", "type": "tool_call"}
-        state = {"messages": [HumanMessage("look up the keys")], "ctxgate_request": "look up"}
-        req = ToolCallRequest(tool_call=call, tool=lookup, state=state, runtime=None)
+            def agent(middleware: list[Any], rounds: int = rounds, counter: list[int] = counter):
+                return create_agent(RoundsModel(counter=counter, rounds=rounds), [lookup],
+                                    middleware=middleware)
 
-        def handler(r: ToolCallRequest) -> Any:
-            return lookup.invoke(r.tool_call)
-
-        wrapped, bare = [], []
-        for _ in range(runs * 10):
-            bare.append(timed(lambda: handler(req)))
-            wrapped.append(timed(lambda: middleware.wrap_tool_call(req, handler)))
-        micro_decide = list(decided)
+            agents = {"plain": agent([]),
+                      "decide only": agent([DecideOnly(new_gate([]))]),
+                      "ctxgate": agent([CtxgateMiddleware(new_gate(decided), archive=archive)])}
+            results[rounds] = measure(agents, runs, decided)
+        bare, wrapped, micro_decide = micro(archive, runs * 10)
 
         async def nothing() -> None:
             return None
@@ -175,39 +215,37 @@ def main() -> None:
         hand_off = [timed(lambda: asyncio.run(nothing())) for _ in range(runs)]
     end_load = os.getloadavg()
 
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start, "
-          f"{end_load[0]:.2f} at the end; {os.cpu_count()} CPUs; {runs} runs per row "
-          f"(micro: {runs * 10}); milliseconds")
-    print("| path | tool calls per run | plain p50 | plain p95 | gated p50 | gated p95 "
-          "| decide p50 (per call) | overhead per run p50 | overhead per run p95 |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    over: dict[tuple[str, int], float] = {}
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at start, {end_load[0]:.2f} "
+          f"at the end; {os.cpu_count()} CPUs; {runs} runs per cell; p50 (p95) milliseconds")
+    print("| path | tool calls per run | plain wall (cpu) | decide only wall (cpu) | "
+          "ctxgate wall (cpu) | decision latency_ms | ctxgate − decide only, wall (cpu) |")
+    print("|---|---|---|---|---|---|---|")
+    over: dict[tuple[str, int], tuple[float, float]] = {}
     for rounds, rows in results.items():
-        for name, p, g, d in (("invoke (sync)", rows["plain"], rows["gated"], rows["decide"]),
-                              ("ainvoke (async)", rows["aplain"], rows["agated"],
-                               rows["adecide"])):
-            o50 = pct(g, .5) - pct(p, .5) - rounds * pct(d, .5)
-            o95 = pct(g, .95) - pct(p, .95) - rounds * pct(d, .95)
-            over[(name, rounds)] = o50
-            print(f"| {name} | {rounds} | {pct(p, .5) * ms:.3f} | {pct(p, .95) * ms:.3f} | "
-                  f"{pct(g, .5) * ms:.3f} | {pct(g, .95) * ms:.3f} | {pct(d, .5) * ms:.3f} | "
-                  f"{o50 * ms:.3f} | {o95 * ms:.3f} |")
+        for label, pre in (("invoke (sync)", ""), ("ainvoke (async)", "a")):
+            cells = []
+            for name in ("plain", "decide only", "ctxgate"):
+                cells.append(f"{pct(rows[pre + name], .5) * ms:.2f} "
+                             f"({pct(rows[pre + name + ' cpu'], .5) * ms:.2f})")
+            lat = rows[pre + "decide"]
+            wall = pct(rows[pre + "ctxgate"], .5) - pct(rows[pre + "decide only"], .5)
+            cpu = pct(rows[pre + "ctxgate cpu"], .5) - pct(rows[pre + "decide only cpu"], .5)
+            over[(label, rounds)] = (wall, cpu)
+            print(f"| {label} | {rounds} | {' | '.join(cells)} | {pct(lat, .5) * ms:.3f} | "
+                  f"**{wall * ms:.2f}** ({cpu * ms:.2f}) |")
     o50 = pct(wrapped, .5) - pct(bare, .5) - pct(micro_decide, .5)
-    o95 = pct(wrapped, .95) - pct(bare, .95) - pct(micro_decide, .95)
-    print(f"| micro: wrap_tool_call vs its handler | 1 | {pct(bare, .5) * ms:.3f} | "
-          f"{pct(bare, .95) * ms:.3f} | {pct(wrapped, .5) * ms:.3f} | "
-          f"{pct(wrapped, .95) * ms:.3f} | {pct(micro_decide, .5) * ms:.3f} | "
-          f"**{o50 * ms:.3f}** | {o95 * ms:.3f} |")
-    print(f"| baseline: asyncio.run(empty coroutine) | | | | | | | "
-          f"{pct(hand_off, .5) * ms:.3f} | {pct(hand_off, .95) * ms:.3f} |")
-    print(f"| baseline: the tool alone (lookup.invoke) | | | | | | | "
-          f"{pct(bare, .5) * ms:.3f} | {pct(bare, .95) * ms:.3f} |")
+    print(f"| micro: wrap_tool_call − handler − decision (wall) | 1 | {pct(bare, .5) * ms:.3f} | "
+          f"| {pct(wrapped, .5) * ms:.3f} | {pct(micro_decide, .5) * ms:.3f} | "
+          f"**{o50 * ms:.3f}** |")
+    print(f"| baseline: asyncio.run(empty coroutine) (wall) | | | | | "
+          f"{pct(hand_off, .5) * ms:.3f} | |")
     k = args.rounds
-    for name in ("invoke (sync)", "ainvoke (async)"):
-        per_call = (over[(name, k)] - over[(name, 1)]) / (k - 1)
-        fixed = over[(name, 1)] - per_call
-        print(f"{name}: per tool call {per_call * ms:.3f} ms, per run {fixed * ms:.3f} ms "
-              f"(slope of the overhead between 1 and {k} calls per run)")
+    for label in ("invoke (sync)", "ainvoke (async)"):
+        for i, what in ((0, "wall"), (1, "CPU")):
+            per_call = (over[(label, k)][i] - over[(label, 1)][i]) / (k - 1)
+            per_run = over[(label, 1)][i] - per_call
+            print(f"{label}, {what}: per tool call {per_call * ms:.2f} ms, per run "
+                  f"{per_run * ms:.2f} ms (slope and intercept between 1 and {k} calls)")
     print("target: per tool call <= 1 ms beyond the gate's own decision")
 
 

@@ -142,10 +142,11 @@ class GateStep:
 def _run(coro: Coroutine[Any, Any, Verdict]) -> Verdict:
     """Run the gate's coroutine from synchronous code, on a loop of this thread's own.
 
-    LangGraph runs each synchronous tool call in a worker thread without an event loop; a
-    bare loop (no ``asyncio.run`` executor and async-generator shutdown) costs ~0.1 ms. A
-    thread that already runs a loop hands the coroutine to a worker thread instead
-    (:func:`ctxgate.gate.call.run_sync`).
+    LangGraph runs each synchronous tool call in a worker thread without an event loop. A
+    bare loop (no ``asyncio.run`` executor or async-generator shutdown) costs ~0.1 ms and no
+    thread hand-off, which on a loaded machine costs more than the loop; parallel calls decide
+    in their own threads. A thread that already runs a loop hands the coroutine to a worker
+    thread instead (:func:`ctxgate.gate.call.run_sync`). The gate's own timeout bounds both.
     """
     try:
         asyncio.get_running_loop()
