@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 
 import pytest
@@ -110,3 +111,39 @@ def test_an_invalid_resume_value_is_rejected_by_the_schema(archive):
     assert RAN == []
     done = agent.invoke(Command(resume={"type": "approve"}), config)  # answered again
     assert RAN == ["x"] and tool_messages(done["messages"])[0].content == "deleted x"
+
+
+def test_ask_in_async_streaming_pauses_and_resumes(archive):
+    RAN.clear()
+    agent, _ = _agent(InMemorySaver(), archive, call("delete_branch", name="stale"))
+    config = {"configurable": {"thread_id": "t5"}}
+
+    async def run():
+        paused = [u async for u in agent.astream(
+            {"messages": [HumanMessage("tidy up the branches")]}, config, stream_mode="updates")]
+        resumed = [u async for u in agent.astream(
+            Command(resume={"type": "approve"}), config, stream_mode="updates")]
+        return paused, resumed
+
+    paused, resumed = asyncio.run(run())
+    interrupts = [u["__interrupt__"] for u in paused if "__interrupt__" in u]
+    assert len(interrupts) == 1 and interrupts[0][0].value["name"] == "delete_branch"
+    assert RAN == ["stale"]
+    tools = [m for u in resumed if "tools" in u for m in u["tools"]["messages"]]
+    assert [m.content for m in tools] == ["deleted stale"]
+
+
+def test_async_backend_failures_deny(archive):
+    def broken(state):
+        raise RuntimeError("no answer")
+
+    gate, _ = scripted_gate(broken)
+    model = ScriptedChatModel(script=steps(
+        AIMessage(content="", tool_calls=[call("delete_branch", name="x")]), AIMessage("ok")))
+    agent = create_agent(model, [delete_branch], middleware=[CtxgateMiddleware(gate,
+                                                                               archive=archive)])
+    RAN.clear()
+    result = asyncio.run(agent.ainvoke({"messages": [HumanMessage("delete branch x")]}))
+    (msg,) = tool_messages(result["messages"])
+    assert RAN == [] and msg.status == "error"
+    assert msg.response_metadata["ctxgate"]["gate"] == "backend_error"
