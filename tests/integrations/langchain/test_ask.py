@@ -147,3 +147,14 @@ def test_async_backend_failures_deny(archive):
     (msg,) = tool_messages(result["messages"])
     assert RAN == [] and msg.status == "error"
     assert msg.response_metadata["ctxgate"]["gate"] == "backend_error"
+
+
+def test_without_a_checkpointer_an_ask_is_refused_and_the_run_goes_on(archive):
+    RAN.clear()
+    agent, _ = _agent(None, archive, call("delete_branch", name="x"))
+    result = agent.invoke({"messages": [HumanMessage("tidy up the branches")]})
+    assert "__interrupt__" not in result and RAN == []
+    (msg,) = tool_messages(result["messages"])
+    assert msg.status == "error" and msg.response_metadata["ctxgate"]["gate"] == "ask"
+    assert "a person must decide" in msg.content and "ctxgate gate approve" in msg.content
+    assert result["messages"][-1].content == "all done"

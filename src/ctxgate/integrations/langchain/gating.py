@@ -6,7 +6,8 @@ configured). ``ask`` → a LangGraph ``interrupt`` whose value has the shape of 
 per-call human-in-the-loop request (``{"type": "tool_approval", "tool_call_id", "name",
 "args", "description"}``); resume with ``Command(resume={"type": "approve"})`` or
 ``{"type": "reject", "message": "…"}`` (keyed by the interrupt id when several are pending).
-An approval lets this exact call run once (``ToolGate.approve``). Any failure of the gate
+An approval lets this exact call run once (``ToolGate.approve``). A graph without a
+checkpointer cannot resume, so there an ask is refused like a deny. Any failure of the gate
 itself denies: the gate fails closed.
 """
 
@@ -28,7 +29,8 @@ from ctxgate.gate import ToolCall, ToolGate, Verdict
 from ctxgate.integrations._adapter import declined_text, denial_text, unavailable_text
 from ctxgate.integrations.langchain.messages import gate_messages
 
-__all__ = ["APPROVAL_SCHEMA", "REQUEST_KEY", "GateStep", "OnDeny", "approval_request", "refusal"]
+__all__ = ["APPROVAL_SCHEMA", "REQUEST_KEY", "GateStep", "OnDeny", "approval_request", "refusal",
+           "resumable"]
 
 log = logging.getLogger("ctxgate.integrations.langchain")
 
@@ -38,6 +40,9 @@ OnDeny = Literal["message", "raise"]
 
 APPROVAL_SCHEMA = Annotated[ApproveDecision | RejectDecision, Discriminator("type")]
 """The answers an ask interrupt accepts (LangGraph validates the resume value against it)."""
+
+_CHECKPOINTER_KEY = "__pregel_checkpointer"
+"""Where LangGraph puts the run's checkpointer in a task's config (``CONFIG_KEY_CHECKPOINTER``)."""
 
 REQUEST_KEY = "ctxgate_request"
 """State key holding the run's user request, captured before the first model call."""
@@ -80,47 +85,56 @@ class GateStep:
         return ToolCall(tool=str(call.get("name", "")), arguments=call.get("args") or {},
                         call_id=str(call.get("id") or ""))
 
-    def judge(self, call: Mapping[str, Any], state: Any) -> ToolMessage | None:
-        """The synchronous gate step (``invoke``/``stream``)."""
+    def judge(self, call: Mapping[str, Any], state: Any, *,
+              resumable: bool = True) -> ToolMessage | None:
+        """The synchronous gate step (``invoke``/``stream``).
+
+        ``resumable``: the graph has a checkpointer, so an ask can pause it; without one an
+        ask is refused like a deny (the reason says how a person can approve the call).
+        """
         tool_call = self._call(call)
         conversation, prompts = self.conversation(state)
         try:
             verdict = _run(self.gate.decide(tool_call, conversation=conversation,
                                             run_prompts=prompts))
-            if verdict.outcome == "ask":
-                verdict = self._asked(call, tool_call, verdict)
-                if isinstance(verdict, ToolMessage):
-                    return verdict
+            if verdict.outcome == "ask" and resumable:
+                answer = self._asked(call, tool_call, verdict)
+                if isinstance(answer, ToolMessage):
+                    return answer
                 verdict = _run(self.gate.decide(tool_call, conversation=conversation,
                                                 run_prompts=prompts))
         except Exception as exc:  # noqa: BLE001 - the gate could not decide: never run the call
-            if _is_graph_signal(exc) or isinstance(exc, ToolDenied):
-                raise
-            log.warning("tool gate could not decide on %s: %s", tool_call.tool, exc)
-            return self._refuse(unavailable_text(exc), call, "gate_unavailable", None)
-        return None if verdict.allowed else self._refuse(denial_text(verdict), call,
-                                                         verdict.code, verdict)
+            return self._failed(exc, call)
+        return self._verdict(verdict, call)
 
-    async def ajudge(self, call: Mapping[str, Any], state: Any) -> ToolMessage | None:
-        """The asynchronous gate step (``ainvoke``/``astream``)."""
+    async def ajudge(self, call: Mapping[str, Any], state: Any, *,
+                     resumable: bool = True) -> ToolMessage | None:
+        """The asynchronous gate step (``ainvoke``/``astream``); see :meth:`judge`."""
         tool_call = self._call(call)
         conversation, prompts = self.conversation(state)
         try:
             verdict = await self.gate.decide(tool_call, conversation=conversation,
                                              run_prompts=prompts)
-            if verdict.outcome == "ask":
-                verdict = self._asked(call, tool_call, verdict)
-                if isinstance(verdict, ToolMessage):
-                    return verdict
+            if verdict.outcome == "ask" and resumable:
+                answer = self._asked(call, tool_call, verdict)
+                if isinstance(answer, ToolMessage):
+                    return answer
                 verdict = await self.gate.decide(tool_call, conversation=conversation,
                                                  run_prompts=prompts)
         except Exception as exc:  # noqa: BLE001 - the gate could not decide: never run the call
-            if _is_graph_signal(exc) or isinstance(exc, ToolDenied):
-                raise
-            log.warning("tool gate could not decide on %s: %s", tool_call.tool, exc)
-            return self._refuse(unavailable_text(exc), call, "gate_unavailable", None)
-        return None if verdict.allowed else self._refuse(denial_text(verdict), call,
-                                                         verdict.code, verdict)
+            return self._failed(exc, call)
+        return self._verdict(verdict, call)
+
+    def _verdict(self, verdict: Verdict, call: Mapping[str, Any]) -> ToolMessage | None:
+        if verdict.allowed:
+            return None
+        return self._refuse(denial_text(verdict), call, verdict.code, verdict)
+
+    def _failed(self, exc: Exception, call: Mapping[str, Any]) -> ToolMessage:
+        if _is_graph_signal(exc) or isinstance(exc, ToolDenied):
+            raise exc
+        log.warning("tool gate could not decide on %s: %s", call.get("name"), exc)
+        return self._refuse(unavailable_text(exc), call, "gate_unavailable", None)
 
     def _asked(self, call: Mapping[str, Any], tool_call: ToolCall,
                verdict: Verdict) -> Verdict | ToolMessage:
@@ -159,6 +173,12 @@ def _run(coro: Coroutine[Any, Any, Verdict]) -> Verdict:
     from ctxgate.gate.call import run_sync
 
     return run_sync(coro)
+
+
+def resumable(config: Mapping[str, Any] | None) -> bool:
+    """Whether the run that ``config`` belongs to has a checkpointer (an interrupt can resume)."""
+    configurable = (config or {}).get("configurable") or {}
+    return configurable.get(_CHECKPOINTER_KEY) is not None
 
 
 def _is_graph_signal(exc: BaseException) -> bool:

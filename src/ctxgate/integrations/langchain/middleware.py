@@ -32,7 +32,7 @@ from langgraph.types import Command
 from ctxgate.gate.request import extract_user_request
 from ctxgate.integrations._adapter import ResultFirewall
 from ctxgate.integrations.langchain.expand import expand_tool
-from ctxgate.integrations.langchain.gating import REQUEST_KEY, GateStep, OnDeny
+from ctxgate.integrations.langchain.gating import REQUEST_KEY, GateStep, OnDeny, resumable
 from ctxgate.integrations.langchain.messages import gate_messages
 from ctxgate.integrations.langchain.persist import TurnBound
 from ctxgate.integrations.langchain.results import ResultStep
@@ -145,7 +145,8 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         """Gate the call, run it, firewall and bound its result."""
-        refused = self.gating.judge(request.tool_call, request.state)
+        refused = self.gating.judge(request.tool_call, request.state,
+                                     resumable=resumable(_config(request)))
         if refused is not None:
             return refused
         result = handler(request)
@@ -158,7 +159,8 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """:meth:`wrap_tool_call` for async runs; large results are firewalled off the loop."""
-        refused = await self.gating.ajudge(request.tool_call, request.state)
+        refused = await self.gating.ajudge(request.tool_call, request.state,
+                                            resumable=resumable(_config(request)))
         if refused is not None:
             return refused
         result = await handler(request)
@@ -199,9 +201,12 @@ def _replaced(messages: Sequence[Any], update: dict[str, Any]) -> list[Any]:
     return [by_id.get(getattr(m, "id", None), m) for m in messages]
 
 
+def _config(request: ToolCallRequest) -> dict[str, Any]:
+    return getattr(request.runtime, "config", None) or {}
+
+
 def _thread_id(request: ToolCallRequest) -> str | None:
-    config = getattr(request.runtime, "config", None) or {}
-    thread = (config.get("configurable") or {}).get("thread_id")
+    thread = (_config(request).get("configurable") or {}).get("thread_id")
     return str(thread) if thread is not None else None
 
 
