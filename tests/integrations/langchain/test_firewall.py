@@ -116,3 +116,20 @@ def test_small_results_are_shown_whole_with_secrets_redacted(archive):
     assert msg.content.startswith("PATH=/usr/bin\nDB_PASSWORD=")
     assert "hunter2hunter2" not in msg.content and "[REDACTED:" in msg.content
     assert msg.response_metadata["ctxgate"]["firewall"] == "below_threshold"
+
+
+def test_a_broken_archive_never_blocks_a_result(tmp_path, monkeypatch):
+    """The default archive (CTXGATE_HOME) under a regular file cannot open: the big result is
+    still bounded by the digest budget and says it was not archived; the run goes on."""
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    monkeypatch.setenv("CTXGATE_HOME", str(blocker / "home"))
+    gate, _ = scripted_gate({"destructive": 0.0, "requested": 1.0})
+    model = ScriptedChatModel(script=steps(AIMessage(content="", tool_calls=[call("build")]),
+                                           AIMessage(content="ok")))
+    agent = create_agent(model, [build], middleware=[CtxgateMiddleware(gate)])
+    result = agent.invoke({"messages": [HumanMessage("build it")]})
+    (msg,) = tool_messages(result["messages"])
+    assert "not archived" in msg.content and len(msg.content.encode()) <= 6001
+    assert "archive_id" not in msg.response_metadata["ctxgate"]
+    assert result["messages"][-1].content == "ok"

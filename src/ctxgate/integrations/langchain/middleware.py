@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain.agents.middleware.types import (
@@ -36,6 +36,11 @@ from ctxgate.integrations.langchain.gating import REQUEST_KEY, GateStep, OnDeny,
 from ctxgate.integrations.langchain.messages import gate_messages
 from ctxgate.integrations.langchain.persist import TurnBound
 from ctxgate.integrations.langchain.results import ResultStep
+
+if TYPE_CHECKING:
+    from ctxgate.archive import Archive
+    from ctxgate.firewall import FirewallPolicy
+    from ctxgate.gate import ToolGate
 
 __all__ = ["CtxgateMiddleware", "CtxgateState"]
 
@@ -76,10 +81,10 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
 
     def __init__(
         self,
-        gate: Any = None,
+        gate: ToolGate | None = None,
         *,
-        archive: Any = None,
-        firewall_policy: Any = None,
+        archive: Archive | None = None,
+        firewall_policy: FirewallPolicy | None = None,
         firewall_tools: Sequence[str] | None = None,
         protected_reads: Sequence[str] = (),
         datasets: Sequence[str] = (),
