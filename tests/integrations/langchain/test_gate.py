@@ -193,3 +193,26 @@ def test_the_gate_judges_the_arguments_an_earlier_middleware_rewrote(archive):
     assert DROPPED == []
     assert fn.calls[0][0]["tool_call"]["arguments"] == {"table": "prod"}
     assert tool_messages(result["messages"])[0].status == "error"
+
+
+def test_a_short_yes_carries_the_question_it_answers_across_turns(archive):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    gate, fn = scripted_gate(by_request)
+    DROPPED.clear()
+    model = ScriptedChatModel(script=steps(
+        AIMessage(content="That deletes every row. Shall I drop the users table?"),
+        AIMessage(content="", tool_calls=[call("drop_table", table="users")]),
+        AIMessage(content="dropped")))
+    agent = create_agent(model, [drop_table], checkpointer=InMemorySaver(),
+                         middleware=[CtxgateMiddleware(gate, archive=archive)])
+    config = {"configurable": {"thread_id": "yes"}}
+    agent.invoke({"messages": [HumanMessage("I'm done with the users table.")]}, config)
+    agent.invoke({"messages": [HumanMessage("yes")]}, config)
+    (state, _), = fn.calls
+    assert state["user_request"] == (
+        "Earlier user request: I'm done with the users table.\n\n"
+        "Assistant: That deletes every row. Shall I drop the users table?\n\n"
+        "Latest user message: yes")
+    assert DROPPED == ["users"]  # "drop" is in what the yes confirms
+    assert agent.get_state(config).values["ctxgate_request"] == state["user_request"]
