@@ -33,8 +33,13 @@ def run_sql(query: str) -> str:
     return "\n".join(f"{i}|customer_{i}|paid" for i in range(1, 1501))
 
 
-def _agent(model, archive, **kwargs):
-    gate, _ = scripted_gate({"destructive": 0.0, "requested": 1.0})
+def _agent(model, archive, judged=None, **kwargs):
+    def allow(state):
+        if judged is not None:
+            judged.append(state["tool_call"]["tool"])
+        return {"destructive": 0.0, "requested": 1.0}
+
+    gate, _ = scripted_gate(allow)
     return create_agent(model, [build, read_file, run_sql], middleware=[
         CtxgateMiddleware(gate, archive=archive, **kwargs)])
 
@@ -50,7 +55,10 @@ def test_big_output_reaches_the_model_as_a_digest_and_expand_returns_the_lines(a
 
     model = ScriptedChatModel(script=steps(AIMessage(content="", tool_calls=[call("build")]),
                                            expand_the_error, AIMessage(content="found it")))
-    result = _agent(model, archive).invoke({"messages": [HumanMessage("why did the build fail?")]})
+    judged: list[str] = []
+    result = _agent(model, archive, judged).invoke(
+        {"messages": [HumanMessage("why did the build fail?")]})
+    assert judged == ["build"]  # the adapter's own expand is not gated
 
     assert "expand" in model.bound  # the middleware added its tool to the agent
     digest = shown["digest"]

@@ -125,7 +125,8 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
             max_result_bytes=max_result_bytes or None)
         self.turn_bound = TurnBound(max_bytes=max_turn_bytes, archive=archive) \
             if max_turn_bytes else None
-        self.tools = [expand_tool(archive)] if expand else []
+        self._expand = expand_tool(archive) if expand else None
+        self.tools = [self._expand] if self._expand is not None else []
 
     # ------------------------------------------------------------------ the run's request
 
@@ -150,6 +151,8 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         """Gate the call, run it, firewall and bound its result."""
+        if self._expand is not None and request.tool is self._expand:
+            return handler(request)  # reads back what this middleware archived: not gated
         refused = self.gating.judge(request.tool_call, request.state,
                                      resumable=resumable(_config(request)))
         if refused is not None:
@@ -164,6 +167,8 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """:meth:`wrap_tool_call` for async runs; large results are firewalled off the loop."""
+        if self._expand is not None and request.tool is self._expand:
+            return await handler(request)
         refused = await self.gating.ajudge(request.tool_call, request.state,
                                             resumable=resumable(_config(request)))
         if refused is not None:
