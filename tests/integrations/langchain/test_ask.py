@@ -158,3 +158,32 @@ def test_without_a_checkpointer_an_ask_is_refused_and_the_run_goes_on(archive):
     assert msg.status == "error" and msg.response_metadata["ctxgate"]["gate"] == "ask"
     assert "a person must decide" in msg.content and "ctxgate gate approve" in msg.content
     assert result["messages"][-1].content == "all done"
+
+
+def test_with_human_in_the_loop_the_gate_judges_the_edited_call(archive):
+    """HumanInTheLoopMiddleware listed first, ctxgate last: a person's edit is what the gate
+    judges, and both pauses are answered the same way (``tool_approval`` interrupts)."""
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    def main_is_destructive(state):
+        name = state["tool_call"]["arguments"]["name"]
+        return {"destructive": 0.95 if name == "main" else 0.0, "requested": 0.05}
+
+    gate, fn = scripted_gate(main_is_destructive)
+    RAN.clear()
+    model = ScriptedChatModel(script=steps(AIMessage(content="", tool_calls=[
+        call("delete_branch", name="old")]), AIMessage(content="all done")))
+    agent = create_agent(model, [delete_branch], checkpointer=InMemorySaver(), middleware=[
+        HumanInTheLoopMiddleware(interrupt_on={"delete_branch": True}, interrupt_mode="per_call"),
+        CtxgateMiddleware(gate, archive=archive)])
+    config = {"configurable": {"thread_id": "hitl"}}
+    paused = agent.invoke({"messages": [HumanMessage("clean up old branches")]}, config)
+    (pending,) = paused["__interrupt__"]
+    assert pending.value["type"] == "tool_approval" and "source" not in pending.value  # HITL's
+    edit = {"type": "edit", "edited_action": {"name": "delete_branch", "args": {"name": "main"}}}
+    done = agent.invoke(Command(resume=edit), config)
+    assert RAN == []  # the edited call deletes main: the gate refused it
+    assert fn.calls[-1][0]["tool_call"]["arguments"] == {"name": "main"}
+    (msg,) = tool_messages(done["messages"])
+    assert msg.status == "error" and msg.response_metadata["ctxgate"]["gate"] == \
+        "destructive_unrequested"
