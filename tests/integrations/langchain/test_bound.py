@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from ctxgate.bound import parse_marker
+from ctxgate.errors import ConfigError
 from ctxgate.integrations.langchain import CtxgateMiddleware
 
 from .conftest import ScriptedChatModel, call, scripted_gate, steps, tool_messages
@@ -93,3 +95,13 @@ def test_a_turn_over_its_bound_outside_tool_output_is_kept_whole(archive, caplog
     assert result["messages"][-1].content == "read them"
     assert "over its 30000-byte bound outside tool output (record_too_large at /turn/0/content)" \
         in caplog.text
+
+
+def test_bad_bounds_are_refused_at_construction(archive):
+    gate, _ = scripted_gate({"destructive": 0.0, "requested": 1.0})
+    for bad in ({"max_result_bytes": 10}, {"max_turn_bytes": -1}, {"max_result_bytes": 2.5}):
+        with pytest.raises(ConfigError, match="use 0 \\(off\\) or a byte count of at least 1024"):
+            CtxgateMiddleware(gate, archive=archive, **bad)
+    with pytest.raises(ConfigError, match="on_deny must be 'message' or 'raise'"):
+        CtxgateMiddleware(gate, archive=archive, on_deny="ignore")
+    CtxgateMiddleware(gate, archive=archive, max_result_bytes=0, max_turn_bytes=0)  # off

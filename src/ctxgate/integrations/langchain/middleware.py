@@ -29,6 +29,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
+from ctxgate.errors import ConfigError
 from ctxgate.gate.request import extract_user_request
 from ctxgate.integrations._adapter import ResultFirewall
 from ctxgate.integrations.langchain.expand import expand_tool
@@ -42,7 +43,10 @@ if TYPE_CHECKING:
     from ctxgate.firewall import FirewallPolicy
     from ctxgate.gate import ToolGate
 
-__all__ = ["CtxgateMiddleware", "CtxgateState"]
+__all__ = ["MIN_BOUND_BYTES", "CtxgateMiddleware", "CtxgateState"]
+
+MIN_BOUND_BYTES = 1_024
+"""Smallest ``max_result_bytes`` / ``max_turn_bytes`` accepted (UTF-8 bytes)."""
 
 _THREAD_BYTES = 65_536
 """In async runs, results at least this large are firewalled in a worker thread (UTF-8
@@ -95,7 +99,7 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
     ) -> None:
         super().__init__()
         if on_deny not in ("message", "raise"):
-            raise ValueError(f"on_deny must be 'message' or 'raise', got {on_deny!r}")
+            raise ConfigError(f"on_deny must be 'message' or 'raise', got {on_deny!r}")
         config = None
         if gate is None or archive is None or firewall_policy is None or max_result_bytes is None:
             from ctxgate.settings import load_config
@@ -115,6 +119,13 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
             max_result_bytes = config.bound.max_bytes  # type: ignore[union-attr]
         if max_turn_bytes is None:
             max_turn_bytes = 4 * max_result_bytes
+        for name, value in (("max_result_bytes", max_result_bytes),
+                            ("max_turn_bytes", max_turn_bytes)):
+            if isinstance(value, bool) or not isinstance(value, int) or \
+                    (value != 0 and value < MIN_BOUND_BYTES):
+                raise ConfigError(f"{name}={value!r}: use 0 (off) or a byte count of at least "
+                                  f"{MIN_BOUND_BYTES} (a cut result keeps its marker, ~200 "
+                                  "bytes, and some text)")
         self.gate = gate
         self.archive = archive
         self.gating = GateStep(gate=gate, on_deny=on_deny)
