@@ -10,7 +10,6 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
 from pydantic import ValidationError
 
@@ -47,8 +46,10 @@ def checkpointer(request, tmp_path):
     if request.param == "memory":
         yield InMemorySaver()
         return
+    # langgraph-checkpoint-sqlite is installed by scripts/install-test-deps
+    sqlite_saver = pytest.importorskip("langgraph.checkpoint.sqlite")
     conn = sqlite3.connect(tmp_path / "checkpoints.db", check_same_thread=False)
-    yield SqliteSaver(conn)
+    yield sqlite_saver.SqliteSaver(conn)
     conn.close()
 
 
