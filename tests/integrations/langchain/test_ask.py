@@ -188,3 +188,30 @@ def test_with_human_in_the_loop_the_gate_judges_the_edited_call(archive):
     (msg,) = tool_messages(done["messages"])
     assert msg.status == "error" and msg.response_metadata["ctxgate"]["gate"] == \
         "destructive_unrequested"
+
+
+def test_calls_that_ran_beside_an_ask_do_not_run_again_on_resume(archive):
+    @tool
+    def list_branches() -> str:
+        """List the git branches."""
+        RAN.append("list")
+        return "main old"
+
+    def ask_for_deletes(state):
+        if state["tool_call"]["tool"] == "delete_branch":
+            return {"destructive": 0.9, "requested": 0.5}
+        return {"destructive": 0.0, "requested": 1.0}
+
+    gate, _ = scripted_gate(ask_for_deletes)
+    RAN.clear()
+    model = ScriptedChatModel(script=steps(AIMessage(content="", tool_calls=[
+        call("list_branches"), call("delete_branch", name="old")]), AIMessage(content="ok")))
+    agent = create_agent(model, [list_branches, delete_branch], checkpointer=InMemorySaver(),
+                         middleware=[CtxgateMiddleware(gate, archive=archive)])
+    config = {"configurable": {"thread_id": "side"}}
+    paused = agent.invoke({"messages": [HumanMessage("tidy up")]}, config)
+    assert len(paused["__interrupt__"]) == 1 and RAN == ["list"]
+    done = agent.invoke(Command(resume={"type": "approve"}), config)
+    assert RAN == ["list", "old"]  # the listing ran once, before the pause
+    assert sorted(m.content for m in tool_messages(done["messages"])) == ["deleted old",
+                                                                          "main old"]
