@@ -288,3 +288,48 @@ def test_a_compaction_summary_hides_the_older_request(archive, tmp_path) -> None
         Runner.run_sync(agent, history)
     assert ran == []
     assert requests == ["continue"]
+
+
+def test_denial_escalation_counts_per_run(archive) -> None:
+    gate = scripted_gate(keyword_judge, max_consecutive_denials=2)
+    ran: list[str] = []
+    script = [[call("delete_path", {"path": "/srv"}, "c1")], [text("no")],
+              [call("delete_path", {"path": "/srv"}, "c2")], [text("no")]]
+    with ResponsesServer(script) as server:
+        agent = guard(gate, archive).agent(make_agent(server, ran))
+        Runner.run_sync(agent, "summarise the logs")
+        Runner.run_sync(agent, "summarise the logs again")
+    for n in (1, 3):
+        seen = next(iter(function_outputs(server.requests[n]).values()))
+        assert seen.startswith("Error: Tool gate:")
+        assert "stop calling tools" not in seen  # one denial per run: never escalated
+    assert ran == []
+
+
+def test_tools_that_cannot_be_gated_are_refused(gate, archive) -> None:
+    from agents import WebSearchTool
+
+    from ctxgate.errors import ConfigError
+
+    agent = Agent(name="web", tools=[WebSearchTool()])
+    with pytest.raises(ConfigError, match="cannot gate: \\['web_search'\\]"):
+        guard(gate, archive).agent(agent)
+    wrapped = guard(gate, archive, ungated={"web_search"}).agent(agent)
+    assert [t.name for t in wrapped.tools] == ["web_search", "expand"]
+
+    @function_tool
+    def expand(id: str) -> str:  # noqa: A002 - the model's argument name
+        """Someone else's expand."""
+        return id
+
+    with pytest.raises(ConfigError, match="already has a tool named 'expand'"):
+        guard(gate, archive).agent(Agent(name="x", tools=[expand]))
+
+
+def test_wrapping_leaves_the_original_agent_alone(gate, archive) -> None:
+    with ResponsesServer([]) as server:
+        original = make_agent(server, [])
+        before = list(original.tools)
+        wrapped = guard(gate, archive).agent(original)
+    assert original.tools == before and all(not t.tool_input_guardrails for t in before)
+    assert [g.get_name() for g in wrapped.tools[0].tool_input_guardrails] == ["ctxgate_gate"]

@@ -71,13 +71,24 @@ class CallGating:
         self.gate = gate
         self.on_deny: OnDeny = on_deny
         self.conversation = conversation
-        self._verdicts: OrderedDict[tuple[str, str], tuple[str, Verdict]] = OrderedDict()
+        self._verdicts: OrderedDict[tuple[int, str, str], tuple[str, Verdict]] = OrderedDict()
+        self._run = 0
+        """``id()`` of the current run's ``Usage``: the run context and every ``ToolContext``
+        made from it share that one object, so it tells runs (and concurrent runs) apart."""
 
-    async def decide(self, tool: str, arguments: Any, call_id: str,
-                     turn_input: Sequence[Any]) -> Verdict:
-        """Judge one call against the user request in ``turn_input`` (fail closed)."""
+    async def decide(self, ctx: RunContextWrapper[Any], tool: str, arguments: Any,
+                     call_id: str) -> Verdict:
+        """Judge one call against the user request in ``ctx.turn_input`` (fail closed).
+
+        The first call of a new run resets the gate's denial counters (``gate.new_run()``),
+        so escalation ("stop calling tools and ask") counts denials per run, not per process.
+        """
+        run = id(ctx.usage)
+        if run != self._run:
+            self._run = run
+            self.gate.new_run()
         return await judge(self.gate, ToolCall(tool=tool, arguments=arguments, call_id=call_id),
-                           conversation=self.conversation(turn_input))
+                           conversation=self.conversation(ctx.turn_input))
 
     def needs_approval(self, tool: str, previous: bool | NeedsApproval = False) -> NeedsApproval:
         """The ``needs_approval`` policy of ``tool``: ``True`` when the gate's outcome is ask."""
@@ -92,8 +103,8 @@ class CallGating:
                     wanted = await wanted
                 if wanted:
                     return True
-            verdict = await self.decide(tool, params, call_id, ctx.turn_input)
-            self._keep(tool, call_id, params, verdict)
+            verdict = await self.decide(ctx, tool, params, call_id)
+            self._keep(ctx, tool, call_id, params, verdict)
             return verdict.outcome == "ask"
 
         return policy
@@ -111,13 +122,13 @@ class CallGating:
                     outcome="deny", code="unserializable", tool=tool,
                     reason=(f"Tool gate: this call's arguments are not valid JSON ({exc}); "
                             "send the arguments as one JSON object.")))
-            verdict = self._take(tool, call_id, arguments)
+            verdict = self._take(ctx, tool, call_id, arguments)
             if ctx.is_tool_approved(tool, call_id) is True:
                 # a person approved this exact call in the run state: the gate records it
                 self.gate.approve(ToolCall(tool=tool, arguments=arguments, call_id=call_id))
                 verdict = None
             if verdict is None:
-                verdict = await self.decide(tool, arguments, call_id, ctx.turn_input)
+                verdict = await self.decide(ctx, tool, arguments, call_id)
             if verdict.allowed:
                 return ToolGuardrailFunctionOutput.allow(output_info=verdict)
             return self._refuse(verdict)
@@ -130,16 +141,18 @@ class CallGating:
         return ToolGuardrailFunctionOutput.reject_content(denial_text(verdict),
                                                           output_info=verdict)
 
-    def _keep(self, tool: str, call_id: str, arguments: Any, verdict: Verdict) -> None:
-        key = (tool, call_id)
+    def _keep(self, ctx: RunContextWrapper[Any], tool: str, call_id: str, arguments: Any,
+              verdict: Verdict) -> None:
+        key = (id(ctx.usage), tool, call_id)
         self._verdicts.pop(key, None)
         self._verdicts[key] = (_digest(arguments), verdict)
         while len(self._verdicts) > _KEPT_VERDICTS:
             self._verdicts.popitem(last=False)
 
-    def _take(self, tool: str, call_id: str, arguments: Any) -> Verdict | None:
-        """The verdict the policy made for this exact call, if any (used once)."""
-        kept = self._verdicts.pop((tool, call_id), None)
+    def _take(self, ctx: RunContextWrapper[Any], tool: str, call_id: str,
+              arguments: Any) -> Verdict | None:
+        """The verdict the policy made for this exact call in this run, if any (used once)."""
+        kept = self._verdicts.pop((id(ctx.usage), tool, call_id), None)
         if kept is None or kept[0] != _digest(arguments):
             return None  # judged other arguments than the ones about to run: judge again
         return kept[1]

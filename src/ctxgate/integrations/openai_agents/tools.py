@@ -33,13 +33,13 @@ from ctxgate.integrations._adapter import (
 )
 from ctxgate.integrations.openai_agents.gating import CallGating
 
-__all__ = ["THREAD_BYTES", "expand_tool", "firewall_output", "wrap_tool"]
+__all__ = ["THREAD_CHARS", "expand_tool", "firewall_output", "wrap_tool"]
 
 log = logging.getLogger("ctxgate.integrations.openai_agents")
 log.addHandler(logging.NullHandler())
 
-THREAD_BYTES = 256 * 1024
-"""Results of at least this many UTF-8 bytes are firewalled in a worker thread (the digest
+THREAD_CHARS = 64 * 1024
+"""Results of at least this many code points are firewalled in a worker thread (the digest
 of a large output takes milliseconds; the event loop keeps serving parallel calls)."""
 
 
@@ -54,8 +54,7 @@ async def firewall_output(firewall: ResultFirewall, tool: str, output: Any) -> A
     if text is None:
         return output
     try:
-        if len(text) * 4 >= THREAD_BYTES or len(text.encode("utf-8", "surrogatepass")) >= \
-                THREAD_BYTES:
+        if len(text) >= THREAD_CHARS:
             result = await asyncio.to_thread(firewall.apply, tool, text)
         else:
             result = firewall.apply(tool, text)
