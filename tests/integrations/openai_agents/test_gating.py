@@ -333,3 +333,21 @@ def test_wrapping_leaves_the_original_agent_alone(gate, archive) -> None:
         wrapped = guard(gate, archive).agent(original)
     assert original.tools == before and all(not t.tool_input_guardrails for t in before)
     assert [g.get_name() for g in wrapped.tools[0].tool_input_guardrails] == ["ctxgate_gate"]
+
+
+@pytest.mark.parametrize("as_handoff", [False, True])
+def test_handoff_targets_are_gated_too(gate, archive, as_handoff) -> None:
+    from agents import handoff
+
+    ran: list[str] = []
+    with ResponsesServer([[call("transfer_to_ops", {}, "h1")],
+                          [call("delete_path", {"path": "/srv"}, "c1")],
+                          [text("Handed off; nothing deleted.")]]) as server:
+        ops = make_agent(server, ran)
+        triage = Agent(name="triage", model=model_for(server),
+                       handoffs=[handoff(ops) if as_handoff else ops])
+        result = Runner.run_sync(guard(gate, archive).agent(triage), "summarise the logs")
+    assert ran == []
+    assert function_outputs(server.requests[2])["c1"].startswith("Error: Tool gate:")
+    assert result.last_agent.name == "ops"
+    assert "expand" in [t.name for t in result.last_agent.tools]

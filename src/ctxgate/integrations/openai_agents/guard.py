@@ -5,18 +5,21 @@ gate ``build_tool_gate`` makes (``[gate] backend``, default the offline local mo
 audit log), the archive in the ctxgate home, the ``[firewall]`` and ``[bound]`` policies.
 ``guard.agent(agent)`` returns a copy of the agent (``Agent.clone``) with every function tool
 wrapped (:mod:`~ctxgate.integrations.openai_agents.tools`) and the ``expand`` tool added;
-agents it hands off to are wrapped the same way. Tools the adapter cannot gate (hosted
+agents it hands off to (``Agent`` entries, and the receiver a ``Handoff`` returns when the run
+takes it) are wrapped the same way. Tools the adapter cannot gate (hosted
 tools, shell / computer / apply-patch tools, MCP servers) are refused with a
 ``ConfigError`` unless named in ``ungated``, so nothing runs ungated by accident.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from typing import Any
 
-from agents import Agent, FunctionTool
+from agents import Agent, FunctionTool, Handoff
 from agents.memory import Session
+from agents.run_context import RunContextWrapper
 
 from ctxgate.errors import ConfigError
 from ctxgate.integrations._adapter import ResultFirewall
@@ -76,6 +79,9 @@ class AgentGuard:
                                        protected_reads=frozenset(protected_reads),
                                        datasets=frozenset(datasets)) if firewall else None
         self.ungated = frozenset(ungated)
+        self._wrapped: dict[int, tuple[Agent[Any], Agent[Any]]] = {}
+        """``id(original) → (original, wrapped)``: each agent is wrapped once (handoff
+        cycles, and handoff targets the run reaches later, get the same copy)."""
 
     @property
     def gate(self) -> Any:
@@ -97,11 +103,12 @@ class AgentGuard:
             ConfigError: a tool or MCP server the adapter cannot gate and ``ungated`` does
                 not name; a tool already named ``expand``.
         """
-        return self._agent(agent, {})
+        return self._agent(agent)
 
-    def _agent(self, agent: Agent[Any], done: dict[int, Agent[Any]]) -> Agent[Any]:
-        if id(agent) in done:
-            return done[id(agent)]
+    def _agent(self, agent: Agent[Any]) -> Agent[Any]:
+        found = self._wrapped.get(id(agent))
+        if found is not None and found[0] is agent:
+            return found[1]
         tools: list[Any] = []
         refused: list[str] = []
         for tool in agent.tools:
@@ -128,11 +135,24 @@ class AgentGuard:
         if expand is not None:
             tools.append(expand)
         clone = agent.clone(tools=tools)
-        done[id(agent)] = clone
+        self._wrapped[id(agent)] = (agent, clone)  # before the handoffs: they may cycle back
         if agent.handoffs:
-            clone.handoffs = [self._agent(h, done) if isinstance(h, Agent) else h
-                              for h in agent.handoffs]
+            clone.handoffs = [self._handoff(h) for h in agent.handoffs]
         return clone
+
+    def _handoff(self, target: Any) -> Any:
+        """A handoff whose receiving agent is wrapped too (when the run takes it)."""
+        if isinstance(target, Agent):
+            return self._agent(target)
+        if not isinstance(target, Handoff):
+            return target
+        invoke = target.on_invoke_handoff
+
+        async def on_invoke_handoff(ctx: RunContextWrapper[Any], arguments: str) -> Any:
+            receiver = await invoke(ctx, arguments)
+            return self._agent(receiver) if isinstance(receiver, Agent) else receiver
+
+        return dataclasses.replace(target, on_invoke_handoff=on_invoke_handoff)
 
     def session(self, inner: Session, *, max_bytes: int | None = None) -> BoundedSession:
         """``inner`` with every stored batch bounded (originals of cuts in this archive)."""
