@@ -4,8 +4,8 @@
   backend that cannot even be built, a bug) becomes a ``deny`` verdict, never an exception.
 * :func:`denial_text` — what a denied or asked call shows the model instead of its result.
 * :func:`result_text` — a tool's return value as the text the firewall reads (or ``None``).
-* :class:`ResultFirewall` — tool result → firewall, with per-tool-name protected reads and
-  dataset tools, over one archive.
+* :class:`ResultFirewall` — tool result text → what the model sees (:class:`Screened`), with
+  per-tool-name protected reads and dataset tools, over one archive.
 * :func:`expand_view` and :data:`EXPAND_PARAMETERS` — the ``expand`` tool every adapter adds.
 """
 
@@ -19,14 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ctxgate.archive import Archive
-    from ctxgate.firewall.pipeline import FirewallResult
     from ctxgate.firewall.policy import FirewallPolicy
     from ctxgate.gate.call import ToolCall
     from ctxgate.gate.gate import ToolGate
     from ctxgate.gate.verdict import Verdict
 
 __all__ = ["EXPAND_DESCRIPTION", "EXPAND_PARAMETERS", "EXPAND_TOOL", "ResultFirewall",
-           "denial_text", "expand_view", "judge", "result_text"]
+           "Screened", "denial_text", "expand_view", "judge", "result_text"]
 
 log = logging.getLogger("ctxgate.integrations")
 log.addHandler(logging.NullHandler())
@@ -182,17 +181,54 @@ class ResultFirewall:
             self._policies[tool] = found
         return found
 
-    def apply(self, tool: str, text: str) -> FirewallResult:
-        """Archive ``text`` and return what the model should see (``result.text``).
+    def apply(self, tool: str, text: str) -> Screened:
+        """What the model should see for ``text``: the digest, or the text (redacted).
 
-        A dataset tool is judged as a dataset command named like the tool (its name is the
-        "command" the digest header shows when its result is over the verbatim ceiling).
+        A text of fewer UTF-8 bytes than ``min_tokens`` (and than ``verbatim_max_tokens``)
+        has fewer tokens than either (a token is at least one byte), so no rule can digest
+        it: it is shown whole, redacted as the firewall shows verbatim output
+        (``redact_verbatim``), and not archived — the model already sees all of it. Anything
+        larger goes through :func:`ctxgate.firewall.firewall` (archived first). A dataset
+        tool is judged as a dataset command named like the tool (that name is the "command"
+        a digest of it shows).
         """
+        policy = self._policy(tool)
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) < min(policy.min_tokens, policy.verbatim_max_tokens or len(data) + 1):
+            return self._whole(text, data, policy)
         from ctxgate.firewall.pipeline import firewall
 
-        return firewall(tool, text, archive=self.archive, policy=self._policy(tool),
-                        command=tool if tool in self.datasets else None,
-                        expand_tool=self.expand_tool)
+        result = firewall(tool, text, archive=self.archive, policy=policy,
+                          command=tool if tool in self.datasets else None,
+                          expand_tool=self.expand_tool)
+        shown = result.text if result.text is not None else text
+        return Screened(text=shown, digested=result.digested, reason=result.reason,
+                        redacted=not result.digested and shown != text,
+                        archive_id=result.archive_id)
+
+    def _whole(self, text: str, data: bytes, policy: FirewallPolicy) -> Screened:
+        redactor = self.archive.new_redactor() if policy.redact_verbatim != "none" else None
+        if redactor is not None:
+            shown = redactor.feed(data) + redactor.flush()
+            if shown != data:
+                return Screened(text=shown.decode("utf-8", "replace"), digested=False,
+                                reason="below_threshold", redacted=True)
+        return Screened(text=text, digested=False, reason="below_threshold")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Screened:
+    """What the model gets for one tool result."""
+
+    text: str
+    """The digest, or the output shown whole (secrets redacted)."""
+    digested: bool
+    reason: str
+    """The firewall's reason (``digest``, ``below_threshold``, ``protected_read`` …)."""
+    redacted: bool = False
+    """An output shown whole had secrets masked."""
+    archive_id: str | None = None
+    """The archive id (``None`` when not archived: small outputs, or no archive)."""
 
 
 def expand_view(archive: Archive, arguments: Mapping[str, Any]) -> str:

@@ -224,3 +224,29 @@ def test_real_local_gate_backend(archive) -> None:
         Runner.run_sync(agent, "delete the customers database, we do not need it any more")
     assert denied.startswith("Error: Tool gate:")
     assert ran == ["customers"]
+
+
+def test_small_results_are_shown_whole_with_secrets_redacted(archive) -> None:
+    from .conftest import scripted_gate
+
+    @function_tool
+    def show_config(name: str) -> str:
+        """Show a config file."""
+        return "deploy_user=ci\ntoken=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
+
+    @function_tool
+    def show_settings(name: str) -> dict:
+        """Show settings as JSON."""
+        return {"region": "eu", "password": "hunter2hunter2"}
+
+    with ResponsesServer([[call("show_config", {"name": "ci"}, "c1"),
+                           call("show_settings", {"name": "ci"}, "c2")],
+                          [text("ok")]]) as server:
+        guard = AgentGuard(gate=scripted_gate(allow_all), archive=archive)
+        agent = guard.agent(Agent(name="dev", model=model_for(server),
+                                  tools=[show_config, show_settings]))
+        Runner.run_sync(agent, "show the ci config")
+    outputs = function_outputs(server.requests[1])
+    assert outputs["c1"] == "deploy_user=ci\ntoken=[REDACTED:secret]\n"
+    assert "hunter2" not in outputs["c2"] and '"region": "eu"' in outputs["c2"]
+    assert archive.list() == []  # shown whole: nothing to expand, nothing archived

@@ -351,3 +351,26 @@ def test_handoff_targets_are_gated_too(gate, archive, as_handoff) -> None:
     assert function_outputs(server.requests[2])["c1"].startswith("Error: Tool gate:")
     assert result.last_agent.name == "ops"
     assert "expand" in [t.name for t in result.last_agent.tools]
+
+
+def test_malformed_arguments_interrupt_and_never_run(gate, archive) -> None:
+    """The SDK asks a person when a policy cannot inspect the arguments; approved anyway,
+    the guardrail refuses them as not JSON."""
+    bad = call("read_log", {"name": "x"}, "c1")
+    bad["arguments"] = "{not json"
+    ran: list[str] = []
+    with ResponsesServer([[bad], [text("I will resend valid JSON.")]]) as server:
+        agent = guard(gate, archive).agent(make_agent(server, ran))
+
+        async def go():
+            first = await Runner.run(agent, "read the app log")
+            [item] = first.interruptions
+            state = first.to_state()
+            state.approve(item)
+            return await Runner.run(agent, state)
+
+        result = asyncio.run(go())
+    assert ran == []
+    seen = function_outputs(server.requests[1])["c1"]
+    assert seen.startswith("Error: Tool gate: this call's arguments are not valid JSON")
+    assert result.final_output == "I will resend valid JSON."

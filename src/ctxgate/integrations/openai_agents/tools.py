@@ -46,9 +46,10 @@ of a large output takes milliseconds; the event loop keeps serving parallel call
 async def firewall_output(firewall: ResultFirewall, tool: str, output: Any) -> Any:
     """``output`` as the model should see it: a digest when it is large, else itself.
 
-    A text result shown whole comes back as the firewall returns it (secrets redacted as
+    A text result shown whole comes back as the firewall shows it (secrets redacted as
     ``[firewall] redact_verbatim`` says); a structured one below the threshold is returned
-    unchanged; a non-text result (images, files) is never firewalled.
+    unchanged unless redaction masked something (then its redacted JSON text); a non-text
+    result (images, files) is never firewalled.
     """
     text = result_text(output)
     if text is None:
@@ -61,8 +62,8 @@ async def firewall_output(firewall: ResultFirewall, tool: str, output: Any) -> A
     except Exception as exc:  # noqa: BLE001 - the firewall never loses a result
         log.warning("ctxgate firewall failed on a %s result (returned whole): %s", tool, exc)
         return output
-    if result.digested or isinstance(output, str):
-        return result.text if result.text is not None else output
+    if result.digested or result.redacted or isinstance(output, str):
+        return result.text
     return output
 
 
