@@ -106,28 +106,35 @@ def denial_text(verdict: Verdict) -> str:
     return str(render_denial(verdict)["content"])
 
 
+def _part_type(value: Any) -> str | None:
+    kind = value.get("type") if isinstance(value, Mapping) else getattr(value, "type", None)
+    return kind if isinstance(kind, str) else None
+
+
 def result_text(value: Any) -> str | None:
     """A tool's return value as text for the firewall, or ``None`` when it is not text.
 
-    ``str`` as is; ``bytes`` decoded as UTF-8 (invalid bytes replaced); objects with a
-    ``text`` string field only (a framework's text part); ``dict``/``list`` and pydantic
-    models as compact JSON. Anything else (images, files, mixed parts) is not firewalled.
+    ``str`` as is; a text part (a mapping or object whose ``type`` is ``"text"`` with a
+    ``text`` string) its text; any other typed part (an image, a file, audio), a list holding
+    one, and ``bytes`` are not text (they reach the model untouched); other mappings, lists
+    and pydantic models are their JSON.
     """
     if isinstance(value, str):
         return value
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8", "replace")
-    if isinstance(value, Mapping) and set(value) <= {"type", "text"} and \
-            isinstance(value.get("text"), str) and value.get("type", "text") == "text":
-        return str(value["text"])
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return None
+    kind = _part_type(value)
+    if kind is not None:
+        text = value.get("text") if isinstance(value, Mapping) else getattr(value, "text", None)
+        return text if kind == "text" and isinstance(text, str) else None
+    if isinstance(value, (list, tuple)):
+        if any(_part_type(v) not in (None, "text") for v in value):
+            return None
     if isinstance(value, (Mapping, list, tuple)):
         try:
             return json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError):
             return None
-    text = getattr(value, "text", None)
-    if isinstance(text, str) and getattr(value, "type", "text") == "text":
-        return text
     dump = getattr(value, "model_dump_json", None)
     if callable(dump):
         try:

@@ -59,13 +59,23 @@ def test_a_tool_cannot_be_both_protected_read_and_dataset() -> None:
 
 def test_result_text() -> None:
     from agents import ToolOutputImage, ToolOutputText
+    from pydantic import BaseModel
 
+    class Row(BaseModel):
+        id: int
+        name: str
+
+    image = "data:image/png;base64," + "A" * 50_000
     assert result_text("a") == "a"
-    assert result_text(b"\xffa") == "\ufffda"
+    assert result_text(b"\x89PNG") is None  # binary: untouched
     assert result_text({"a": [1, "é"]}) == '{"a": [1, "é"]}'
+    assert result_text([{"a": 1}, 2]) == '[{"a": 1}, 2]'
+    assert result_text(Row(id=1, name="x")) == '{"id":1,"name":"x"}'
     assert result_text(ToolOutputText(text="hi")) == "hi"
     assert result_text({"type": "text", "text": "hi"}) == "hi"
-    assert result_text(ToolOutputImage(image_url="data:,")) is not None  # JSON of the model
+    assert result_text(ToolOutputImage(image_url=image)) is None  # media is never digested
+    assert result_text({"type": "image", "image_url": image}) is None
+    assert result_text([ToolOutputText(text="see"), ToolOutputImage(image_url=image)]) is None
     assert result_text(object()) is None
 
 

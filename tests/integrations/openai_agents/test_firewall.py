@@ -8,7 +8,7 @@ import asyncio
 import json
 import re
 
-from agents import Agent, Runner, SQLiteSession, function_tool
+from agents import Agent, Runner, SQLiteSession, ToolOutputImage, function_tool
 
 from ctxgate.bound import parse_marker
 from ctxgate.integrations.openai_agents import AgentGuard, BoundedSession
@@ -250,3 +250,24 @@ def test_small_results_are_shown_whole_with_secrets_redacted(archive) -> None:
     assert outputs["c1"] == "deploy_user=ci\ntoken=[REDACTED:secret]\n"
     assert "hunter2" not in outputs["c2"] and '"region": "eu"' in outputs["c2"]
     assert archive.list() == []  # shown whole: nothing to expand, nothing archived
+
+
+def test_an_image_result_reaches_the_model_untouched(archive) -> None:
+    from .conftest import scripted_gate
+
+    url = "data:image/png;base64," + "iVBORw0KGgo" * 5000  # ~55 KB, far over min_tokens
+
+    @function_tool
+    def screenshot(page: str) -> ToolOutputImage:
+        """Take a screenshot."""
+        return ToolOutputImage(image_url=url)
+
+    with ResponsesServer([[call("screenshot", {"page": "home"}, "c1")],
+                          [text("looks fine")]]) as server:
+        guard = AgentGuard(gate=scripted_gate(allow_all), archive=archive)
+        agent = guard.agent(Agent(name="dev", model=model_for(server), tools=[screenshot]))
+        Runner.run_sync(agent, "check the home page")
+    [item] = [i for i in server.requests[1]["input"] if i.get("type") == "function_call_output"]
+    assert item["output"][0]["type"] == "input_image"
+    assert item["output"][0]["image_url"] == url
+    assert archive.list() == []
