@@ -374,3 +374,29 @@ def test_malformed_arguments_interrupt_and_never_run(gate, archive) -> None:
     seen = function_outputs(server.requests[1])["c1"]
     assert seen.startswith("Error: Tool gate: this call's arguments are not valid JSON")
     assert result.final_output == "I will resend valid JSON."
+
+
+def test_a_tools_own_needs_approval_is_kept(gate, archive) -> None:
+    ran: list[str] = []
+
+    @function_tool(needs_approval=True)
+    def read_secret(name: str) -> str:
+        """Read a secret from the vault."""
+        ran.append(name)
+        return "s3cr3t-value"
+
+    with ResponsesServer([[call("read_secret", {"name": "db"}, "c1")],
+                          [text("Read it.")]]) as server:
+        agent = guard(gate, archive).agent(
+            Agent(name="vault", model=model_for(server), tools=[read_secret]))
+
+        async def go():
+            first = await Runner.run(agent, "read the db secret")
+            assert ran == [] and len(first.interruptions) == 1  # the tool's own policy asks
+            state = first.to_state()
+            state.approve(first.interruptions[0])
+            return await Runner.run(agent, state)
+
+        result = asyncio.run(go())
+    assert ran == ["db"]
+    assert result.final_output == "Read it."
