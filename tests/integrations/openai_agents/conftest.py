@@ -10,7 +10,11 @@ import pytest
 
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
 
-from agents import OpenAIResponsesModel, set_tracing_disabled  # noqa: E402
+from agents import (  # noqa: E402
+    OpenAIChatCompletionsModel,
+    OpenAIResponsesModel,
+    set_tracing_disabled,
+)
 from openai import AsyncOpenAI  # noqa: E402
 
 from ctxgate.archive import Archive  # noqa: E402
@@ -20,9 +24,12 @@ from ctxgate.gate.backends.function import FunctionDecisionModel  # noqa: E402
 set_tracing_disabled(True)
 
 
-def model_for(server: Any) -> OpenAIResponsesModel:
-    """The SDK's own Responses model, talking to ``server`` (no retries, no network)."""
+def model_for(server: Any, api: str = "responses") -> Any:
+    """The SDK's own Responses (or Chat Completions) model, talking to ``server`` (no
+    retries, no network)."""
     client = AsyncOpenAI(base_url=server.url, api_key="test-key", max_retries=0, timeout=30)
+    if api == "chat":
+        return OpenAIChatCompletionsModel(model="scripted", openai_client=client)
     return OpenAIResponsesModel(model="scripted", openai_client=client)
 
 

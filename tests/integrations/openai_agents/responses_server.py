@@ -1,4 +1,4 @@
-"""A scripted OpenAI Responses API server on 127.0.0.1 for driving the real Agents SDK in tests.
+"""A scripted OpenAI Responses / Chat Completions server on 127.0.0.1 for the real Agents SDK.
 
 Standard library only (``http.server`` in a thread). ``POST /v1/responses`` is answered from a
 script: the N-th request gets the N-th step. A step is a list of output items made with
@@ -8,7 +8,10 @@ script: the N-th request gets the N-th step. A step is a list of output items ma
 ``"stream": true`` requests are answered with the Responses API's server-sent events
 (``response.created``, ``response.output_item.added``, ``response.output_text.delta``,
 ``response.function_call_arguments.delta``, ``response.output_item.done``,
-``response.completed``); others with one JSON response. Every request body is recorded.
+``response.completed``); others with one JSON response. ``POST /v1/chat/completions`` is
+answered from the same script as a chat completion (``tool_calls`` / ``content``), streamed as
+``chat.completion.chunk`` events ending in ``[DONE]`` when asked. Every request body is
+recorded; :func:`function_outputs` reads the tool outputs of either API's request.
 """
 
 from __future__ import annotations
@@ -39,8 +42,14 @@ def text(message: str) -> Item:
 
 
 def function_outputs(body: dict[str, Any]) -> dict[str, str]:
-    """``call_id → output text`` of every ``function_call_output`` in a request's input."""
+    """``call_id → output text`` of every tool output in a request (either API)."""
     found: dict[str, str] = {}
+    for message in body.get("messages", []) if isinstance(body.get("messages"), list) else []:
+        if isinstance(message, dict) and message.get("role") == "tool":
+            content = message.get("content")
+            if isinstance(content, list):
+                content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            found[str(message.get("tool_call_id"))] = str(content)
     for item in body.get("input", []) if isinstance(body.get("input"), list) else []:
         if isinstance(item, dict) and item.get("type") == "function_call_output":
             output = item.get("output")
@@ -114,6 +123,49 @@ def _events(rid: str, output: list[Item]) -> Iterator[dict[str, Any]]:
            "response": _response(rid, output)}
 
 
+def _chat_message(output: list[Item]) -> dict[str, Any]:
+    calls = [{"id": i["call_id"], "type": "function",
+              "function": {"name": i["name"], "arguments": i["arguments"]}}
+             for i in output if i["type"] == "function_call"]
+    texts = [i["content"][0]["text"] for i in output if i["type"] == "message"]
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _chat(rid: str, output: list[Item]) -> dict[str, Any]:
+    message = _chat_message(output)
+    return {"id": rid, "object": "chat.completion", "created": 1_700_000_000,
+            "model": "scripted",
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if "tool_calls" in message else "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+
+
+def _chat_chunks(rid: str, output: list[Item]) -> Iterator[dict[str, Any]]:
+    message = _chat_message(output)
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"id": rid, "object": "chat.completion.chunk", "created": 1_700_000_000,
+                "model": "scripted",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    yield chunk({"role": "assistant", "content": ""})
+    whole = message["content"] or ""
+    for start in range(0, len(whole), 16):
+        yield chunk({"content": whole[start:start + 16]})
+    for index, tool_call in enumerate(message.get("tool_calls", [])):
+        yield chunk({"tool_calls": [{"index": index, "id": tool_call["id"], "type": "function",
+                                     "function": {"name": tool_call["function"]["name"],
+                                                  "arguments": ""}}]})
+        yield chunk({"tool_calls": [{"index": index, "function": {
+            "arguments": tool_call["function"]["arguments"]}}]})
+    last = chunk({}, "tool_calls" if "tool_calls" in message else "stop")
+    last["usage"] = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    yield last
+
+
 class ResponsesServer:
     """The server; a context manager. Point ``AsyncOpenAI(base_url=server.url)`` at it."""
 
@@ -133,7 +185,8 @@ class ResponsesServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.rstrip("/").endswith("/responses"):
+                chat = self.path.rstrip("/").endswith("/chat/completions")
+                if not chat and not self.path.rstrip("/").endswith("/responses"):
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 with server._lock:
@@ -151,7 +204,11 @@ class ResponsesServer:
                     self._send(500, {"error": {"message": repr(exc)}})
                     return
                 rid = f"resp_{n + 1}"
-                if body.get("stream"):
+                if chat and body.get("stream"):
+                    self._stream(_chat_chunks(rid, output), chat=True)
+                elif chat:
+                    self._send(200, _chat(rid, output))
+                elif body.get("stream"):
                     self._stream(_events(rid, output))
                 else:
                     self._send(200, _response(rid, output))
@@ -164,16 +221,18 @@ class ResponsesServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, events: Iterator[dict[str, Any]]) -> None:
+            def _stream(self, events: Iterator[dict[str, Any]], chat: bool = False) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
                 for event in events:
-                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
-                                     .encode())
+                    head = "" if chat else f"event: {event['type']}\n"
+                    self.wfile.write(f"{head}data: {json.dumps(event)}\n\n".encode())
                     self.wfile.flush()
+                if chat:
+                    self.wfile.write(b"data: [DONE]\n\n")
                 self.close_connection = True
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -19,7 +19,7 @@ from .conftest import keyword_judge, model_for, scripted_gate
 from .responses_server import ResponsesServer, call, function_outputs, text
 
 
-def make_agent(server, ran: list[str]) -> Agent:
+def make_agent(server, ran: list[str], api: str = "responses") -> Agent:
     @function_tool
     def delete_path(path: str) -> str:
         """Delete a file or directory."""
@@ -32,7 +32,7 @@ def make_agent(server, ran: list[str]) -> Agent:
         ran.append(f"read_log {name}")
         return f"log {name}: all good"
 
-    return Agent(name="ops", instructions="You run ops tasks.", model=model_for(server),
+    return Agent(name="ops", instructions="You run ops tasks.", model=model_for(server, api),
                  tools=[delete_path, read_log])
 
 
@@ -170,13 +170,15 @@ def test_a_gate_that_cannot_be_built_denies(archive) -> None:
     assert "could not judge it" in seen and "fails closed" in seen
 
 
-def test_parallel_calls_are_judged_each(gate, archive) -> None:
+@pytest.mark.parametrize("api", ["responses", "chat"])
+def test_parallel_calls_are_judged_each(gate, archive, api) -> None:
     ran: list[str] = []
     with ResponsesServer([[call("delete_path", {"path": "/srv"}, "c1"),
                            call("read_log", {"name": "app"}, "c2")],
                           [text("Read the log; did not delete.")]]) as server:
-        agent = guard(gate, archive).agent(make_agent(server, ran))
+        agent = guard(gate, archive).agent(make_agent(server, ran, api))
         result = Runner.run_sync(agent, "summarise the app log")
+    assert all(("messages" in body) == (api == "chat") for body in server.requests)
     assert ran == ["read_log app"]
     outputs = function_outputs(server.requests[1])
     assert outputs["c1"].startswith("Error: Tool gate:")
@@ -205,12 +207,13 @@ def test_parallel_ask_and_allow_in_one_turn(gate, archive) -> None:
     assert result.final_output == "Both done."
 
 
-def test_streaming_run_is_gated(gate, archive) -> None:
+@pytest.mark.parametrize("api", ["responses", "chat"])
+def test_streaming_run_is_gated(gate, archive, api) -> None:
     ran: list[str] = []
     with ResponsesServer([[call("delete_path", {"path": "/srv"}, "c1"),
                            call("read_log", {"name": "app"}, "c2")],
                           [text("Streamed answer: the log is fine.")]]) as server:
-        agent = guard(gate, archive).agent(make_agent(server, ran))
+        agent = guard(gate, archive).agent(make_agent(server, ran, api))
 
         async def go():
             result = Runner.run_streamed(agent, "summarise the app log")
@@ -219,6 +222,7 @@ def test_streaming_run_is_gated(gate, archive) -> None:
 
         result, kinds = asyncio.run(go())
     assert all(body.get("stream") is True for body in server.requests)
+    assert all(("messages" in body) == (api == "chat") for body in server.requests)
     assert "raw_response_event" in kinds and "run_item_stream_event" in kinds
     assert ran == ["read_log app"]
     outputs = function_outputs(server.requests[1])
