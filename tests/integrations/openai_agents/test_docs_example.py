@@ -26,6 +26,19 @@ def test_the_example_is_at_most_25_lines() -> None:
     assert len(example().splitlines()) <= 25
 
 
+ROWS = ["tool call gated before it runs", "user request comes from", "deny reaches the model as",
+        "ask becomes", "backend error / timeout", "large result", "expand tool",
+        "protected reads / datasets", "bounded record", "streaming", "parallel tool calls"]
+
+
+def test_the_behaviour_table_has_the_shared_rows() -> None:
+    """The same rows, in the same order, as the pydantic-ai and LangChain pages."""
+    text = DOC.read_text(encoding="utf-8")
+    table = text[text.index("| behaviour |"):].split("\n\n", 1)[0]
+    rows = [line.split("|")[1].strip() for line in table.splitlines()[2:]]
+    assert rows == ROWS
+
+
 def test_the_example_runs(tmp_path: Path) -> None:
     seen: dict[str, str] = {}
 
