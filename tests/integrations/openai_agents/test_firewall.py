@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 
+import pytest
 from agents import Agent, Runner, SQLiteSession, ToolOutputImage, function_tool
 
 from ctxgate.bound import parse_marker
@@ -53,8 +54,13 @@ def _archive_id(digest: str) -> str:
     return found.group(1)
 
 
-def test_big_output_is_a_digest_and_expand_returns_the_asked_lines(archive) -> None:
+@pytest.mark.parametrize("store", ["memory", "sqlite"])
+def test_big_output_is_a_digest_and_expand_returns_the_asked_lines(store, tmp_path) -> None:
+    from ctxgate.archive import Archive
+
     from .conftest import scripted_gate
+
+    archive = Archive() if store == "memory" else Archive.open(tmp_path / "home")
 
     ran: list[str] = []
     seen: dict[str, str] = {}
