@@ -13,7 +13,8 @@ physical baseline measured interleaved with it:
    where *decision* is the gate's own ``Verdict.latency_ms`` (the whole ``ToolGate.decide``,
    over a constant-time async ``FunctionDecisionModel``, cache and audit off). Rows: gate
    only, firewall only (no decision to subtract), both with an in-memory archive, both with
-   the SQLite archive (``Archive.open``; every result is archived, also the small ones).
+   the SQLite archive (``Archive.open``; a result smaller in bytes than ``min_tokens`` is
+   shown whole without an archive write, so the two archive rows differ only by noise).
 2. **End to end**: ``Runner.run`` of a plain and a wrapped agent against the local scripted
    Responses server (two HTTP requests per run, one tool call), alternated; the difference
    minus the decision. Reported for scale only: its noise is the HTTP stack's.
