@@ -404,3 +404,26 @@ def test_a_tools_own_needs_approval_is_kept(gate, archive) -> None:
         result = asyncio.run(go())
     assert ran == ["db"]
     assert result.final_output == "Read it."
+
+
+@pytest.mark.parametrize(("request_text", "runs"), [("delete the build directory", True),
+                                                    ("summarise the logs", False)])
+def test_nested_handoff_history_keeps_the_request(gate, archive, request_text, runs) -> None:
+    """With nest_handoff_history the receiver's input is one assistant summary; the request
+    seen at the handoff is the run's prompt."""
+    from agents import RunConfig
+
+    ran: list[str] = []
+    with ResponsesServer([[call("transfer_to_ops", {}, "h1")],
+                          [call("delete_path", {"path": "build/"}, "c1")],
+                          [text("ok")]]) as server:
+        triage = Agent(name="triage", model=model_for(server),
+                       handoffs=[make_agent(server, ran)])
+        Runner.run_sync(guard(gate, archive).agent(triage), request_text,
+                        run_config=RunConfig(nest_handoff_history=True))
+    assert server.requests[2]["input"][0]["role"] == "assistant"  # the SDK's summary
+    seen = function_outputs(server.requests[2])["c1"]
+    if runs:
+        assert ran == ["delete_path build/"] and seen == "deleted build/"
+    else:
+        assert ran == [] and "not clearly what the user asked for" in seen

@@ -73,6 +73,9 @@ class CallGating:
         self.conversation = conversation
         self._verdicts: OrderedDict[tuple[int, str, str], tuple[str, Verdict]] = OrderedDict()
         self._run = 0
+        self._prompts: OrderedDict[int, str] = OrderedDict()
+        """The user request seen at a handoff, per run: the run's prompt when the receiving
+        agent's input no longer holds it as a user message (``nest_handoff_history``)."""
         """``id()`` of the current run's ``Usage``: the run context and every ``ToolContext``
         made from it share that one object, so it tells runs (and concurrent runs) apart."""
 
@@ -87,8 +90,32 @@ class CallGating:
         if run != self._run:
             self._run = run
             self.gate.new_run()
+        prompt = self._prompts.get(run)
         return await judge(self.gate, ToolCall(tool=tool, arguments=arguments, call_id=call_id),
-                           conversation=self.conversation(ctx.turn_input))
+                           conversation=self.conversation(ctx.turn_input),
+                           run_prompts=[prompt] if prompt else [])
+
+    def remember_request(self, ctx: RunContextWrapper[Any]) -> None:
+        """Keep this run's user request as it stands now (called when a handoff is taken).
+
+        A receiving agent may get the history as one assistant summary
+        (``RunConfig(nest_handoff_history=True)``); the request kept here is then the run's
+        prompt (the gate's rule 4: used only when its conversation holds no request).
+        """
+        from ctxgate.gate.request import extract_user_request
+
+        p = self.gate.policy
+        found = extract_user_request(self.conversation(ctx.turn_input),
+                                     compaction_markers=p.compaction_markers,
+                                     injected_prefixes=p.injected_prefixes,
+                                     short_reply_chars=p.short_reply_chars)
+        if found is None:
+            return  # keep what an earlier handoff of this run saw
+        run = id(ctx.usage)
+        self._prompts.pop(run, None)
+        self._prompts[run] = found.text
+        while len(self._prompts) > _KEPT_VERDICTS:
+            self._prompts.popitem(last=False)
 
     def needs_approval(self, tool: str, previous: bool | NeedsApproval = False) -> NeedsApproval:
         """The ``needs_approval`` policy of ``tool``: ``True`` when the gate's outcome is ask."""

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Collection
 from typing import Any
 
-from agents import Agent, FunctionTool, Handoff
+from agents import Agent, FunctionTool, Handoff, handoff
 from agents.memory import Session
 from agents.run_context import RunContextWrapper
 
@@ -80,8 +80,9 @@ class AgentGuard:
                                        datasets=frozenset(datasets)) if firewall else None
         self.ungated = frozenset(ungated)
         self._wrapped: dict[int, tuple[Agent[Any], Agent[Any]]] = {}
-        """``id(original) → (original, wrapped)``: each agent is wrapped once (handoff
-        cycles, and handoff targets the run reaches later, get the same copy)."""
+        """``id(original)`` and ``id(wrapped)`` → ``(original, wrapped)``: each agent is
+        wrapped once (handoff cycles, and handoff targets the run reaches later, get the same
+        copy; a wrapped copy is never wrapped again)."""
 
     @property
     def gate(self) -> Any:
@@ -107,8 +108,8 @@ class AgentGuard:
 
     def _agent(self, agent: Agent[Any]) -> Agent[Any]:
         found = self._wrapped.get(id(agent))
-        if found is not None and found[0] is agent:
-            return found[1]
+        if found is not None and (found[0] is agent or found[1] is agent):
+            return found[1]  # the original again, or already a wrapped copy
         tools: list[Any] = []
         refused: list[str] = []
         for tool in agent.tools:
@@ -135,20 +136,25 @@ class AgentGuard:
         if expand is not None:
             tools.append(expand)
         clone = agent.clone(tools=tools)
-        self._wrapped[id(agent)] = (agent, clone)  # before the handoffs: they may cycle back
+        self._wrapped[id(agent)] = self._wrapped[id(clone)] = (agent, clone)  # before the
+        # handoffs: they may cycle back
         if agent.handoffs:
             clone.handoffs = [self._handoff(h) for h in agent.handoffs]
         return clone
 
     def _handoff(self, target: Any) -> Any:
-        """A handoff whose receiving agent is wrapped too (when the run takes it)."""
+        """The handoff as a ``Handoff`` whose receiving agent is wrapped too, and which keeps
+        the run's user request for the receiver (its input may hold it only inside an
+        assistant summary: ``nest_handoff_history``)."""
         if isinstance(target, Agent):
-            return self._agent(target)
+            target = handoff(self._agent(target))
         if not isinstance(target, Handoff):
             return target
         invoke = target.on_invoke_handoff
 
         async def on_invoke_handoff(ctx: RunContextWrapper[Any], arguments: str) -> Any:
+            if self.gating is not None:
+                self.gating.remember_request(ctx)
             receiver = await invoke(ctx, arguments)
             return self._agent(receiver) if isinstance(receiver, Agent) else receiver
 
