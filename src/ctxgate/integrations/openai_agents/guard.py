@@ -136,8 +136,8 @@ class AgentGuard:
         if expand is not None:
             tools.append(expand)
         clone = agent.clone(tools=tools)
-        self._wrapped[id(agent)] = self._wrapped[id(clone)] = (agent, clone)  # before the
-        # handoffs: they may cycle back
+        # registered before the handoffs are wrapped: they may cycle back to this agent
+        self._wrapped[id(agent)] = self._wrapped[id(clone)] = (agent, clone)
         if agent.handoffs:
             clone.handoffs = [self._handoff(h) for h in agent.handoffs]
         return clone
