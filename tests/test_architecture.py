@@ -29,6 +29,7 @@ def test_core_modules_exist() -> None:
 def test_core_imports_no_cli_mcp_or_framework_package() -> None:
     imports = "; ".join(f"import {name}" for name in core_modules())
     forbidden = ("typer", "click", "mcp", "mcp_types", "fastmcp", "pydantic_ai", "langchain",
+                 "agents", "openai",
                  "ctxgate.cli", "ctxgate.integrations")
     code = (f"import sys; {imports}; "
             f"print(sorted(m for m in {forbidden!r} if m in sys.modules))")
