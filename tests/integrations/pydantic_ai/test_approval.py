@@ -108,7 +108,7 @@ def test_an_agent_that_cannot_pause_gets_the_ask_as_a_denial_and_goes_on():
     ran: list[str] = []
     result = _plain_agent(ran).run_sync("tidy up the staging area")  # output_type=str
     assert ran == []
-    assert result.output.startswith("denied: Tool gate: this call looks destructive")
+    assert result.output.startswith("denied: Error: Tool gate: this call looks destructive")
     assert "a person must decide" in result.output
 
 
@@ -119,7 +119,7 @@ def test_on_ask_deny_never_pauses_and_defer_always_does():
     ran: list[str] = []
     denied = make_agent(_turn, Ctxgate(gate=scripted_gate(GREY), on_ask="deny"))
     denied.tool_plain(name="drop_table")(lambda name: ran.append(name))
-    assert denied.run_sync("tidy up").output.startswith("denied: Tool gate:")
+    assert denied.run_sync("tidy up").output.startswith("denied: Error: Tool gate:")
     with pytest.raises(UserError, match="DeferredToolRequests"):
         _plain_agent(ran, on_ask="defer").run_sync("tidy up the staging area")
     assert ran == []

@@ -37,7 +37,7 @@ def test_the_example_runs_and_shows_a_digest_and_a_denial(tmp_path):
     assert "3001| test_3000 FAILED: timeout" in out
     assert "Tool gate: this call looks destructive or irreversible" in out
     assert "dropped customers" not in out
-    digest = out.split("\n\nTool gate:")[0]
+    digest = out.split("\n\nError: Tool gate:")[0]
     assert len(digest.encode()) < 1_200
 
 

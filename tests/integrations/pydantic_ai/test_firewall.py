@@ -60,7 +60,7 @@ def test_expand_is_offered_to_the_model_and_a_bad_id_is_a_failed_result_not_a_cr
 
     result = make_agent(turn, Ctxgate(gate=scripted_gate(), archive=archive)).run_sync("x")
     assert "expand" in offered[0]
-    assert result.output.startswith("expand: ")
+    assert result.output.startswith("Error: EntryNotFound: ")
     assert "ffffffffffff" in result.output
     failed = tool_returns(result.all_messages())[0]
     assert failed.outcome == "failed"

@@ -45,7 +45,7 @@ def test_an_unrequested_destructive_call_is_refused_and_the_run_continues(tmp_pa
     gate = scripted_gate(DESTRUCTIVE_UNREQUESTED, audit=audit)
     result = _agent(gate, ran).run_sync("show me how many customers we have")
     assert ran == []  # never executed
-    assert result.output.startswith("failed: Tool gate: this call looks destructive")
+    assert result.output.startswith("failed: Error: Tool gate: this call looks destructive")
     assert "(p=0.95)" in result.output and "(p=0.05)" in result.output
     part = tool_returns(result.all_messages())[0]
     assert part.tool_name == "delete_records" and part.outcome == "failed"
@@ -84,7 +84,7 @@ def test_on_deny_retry_sends_a_retry_prompt_and_raise_ends_the_run():
         _agent(gate, ran, on_deny="raise").run_sync("count the customers")
     assert info.value.verdict.code == "destructive_unrequested"
     result = _agent(gate, ran, on_deny="retry").run_sync("count the customers")
-    assert result.output.startswith("retried: Tool gate: this call looks destructive")
+    assert result.output.startswith("retried: Error: Tool gate: this call looks destructive")
     assert ran == []
     with pytest.raises(ValueError, match="on_deny='sometimes'"):
         Ctxgate(gate=gate, on_deny="sometimes")  # type: ignore[arg-type]
@@ -129,7 +129,7 @@ def test_a_backend_that_raises_denies():
     ran: list[str] = []
     result = _agent(_failing_gate(broken), ran).run_sync("delete every row of customers")
     assert ran == []
-    assert result.output.startswith("failed: Tool gate: the decision model could not be consulted")
+    assert result.output.startswith("failed: Error: Tool gate: the decision model could not be consulted")
     assert "decision service unreachable" in result.output and "fails closed" in result.output
 
 
@@ -168,7 +168,7 @@ def test_a_backend_that_cannot_be_built_denies_and_says_why():
     gate = ToolGate(cannot_load, GatePolicy())
     result = _agent(gate, ran).run_sync("delete every row of customers")
     assert ran == []
-    assert "no numpy" in result.output and result.output.startswith("failed: Tool gate:")
+    assert "no numpy" in result.output and result.output.startswith("failed: Error: Tool gate:")
 
 
 def test_an_answer_out_of_range_denies():
@@ -209,7 +209,7 @@ def test_arguments_are_judged_as_json_and_non_json_values_deny():
     assert states == [{"when": "2026-12-01T10:00:00", "factor": 2.5}]
     assert ran == [dt.datetime(2026, 12, 1, 10, 0)]
     assert "success: scheduled at 10:00" in output
-    assert "failed: Tool gate: this call's arguments are not valid JSON" in output
+    assert "failed: Error: Tool gate: this call's arguments are not valid JSON" in output
 
 
 def test_tools_of_every_toolset_are_gated_and_gated_toolset_works_without_the_capability():
@@ -227,11 +227,11 @@ def test_tools_of_every_toolset_are_gated_and_gated_toolset_works_without_the_ca
     extra = FunctionToolset([delete_records])
     via_capability = Agent(FunctionModel(_delete_then_report), toolsets=[extra],
                            capabilities=[Ctxgate(gate=gate)])
-    assert via_capability.run_sync("count the customers").output.startswith("failed: Tool gate:")
+    assert via_capability.run_sync("count the customers").output.startswith("failed: Error: Tool gate:")
     from ctxgate.integrations.pydantic_ai import GatedToolset
 
     direct = Agent(FunctionModel(_delete_then_report), toolsets=[GatedToolset(extra, gate=gate)])
-    assert direct.run_sync("count the customers").output.startswith("failed: Tool gate:")
+    assert direct.run_sync("count the customers").output.startswith("failed: Error: Tool gate:")
     assert ran == []
     with pytest.raises(TypeError, match="needs gate=ToolGate"):
         GatedToolset(extra, gate=None)  # type: ignore[arg-type]

@@ -63,7 +63,7 @@ def test_the_latest_user_message_decides_not_an_older_one():
     ran: list[str] = []
     result = _agent(requests, ran).run_sync("how big is /srv?", message_history=OLD_HISTORY)
     assert requests == ["how big is /srv?"] and ran == []
-    assert result.output.startswith("failed: Tool gate:")
+    assert result.output.startswith("failed: Error: Tool gate:")
 
 
 QUESTION = [ModelRequest(parts=[UserPromptPart("clean up the scratch space")]),
@@ -91,7 +91,7 @@ def test_a_history_processor_that_compacts_the_history_is_honoured():
     result = _agent(requests, ran, ProcessHistory(summarize)).run_sync(
         "yes", message_history=QUESTION)
     assert requests == ["yes"] and ran == []
-    assert result.output.startswith("failed: Tool gate: this call looks destructive")
+    assert result.output.startswith("failed: Error: Tool gate: this call looks destructive")
 
 
 def test_with_no_request_after_a_compaction_boundary_the_call_is_denied():
@@ -200,7 +200,7 @@ def test_text_a_tool_returns_as_content_never_becomes_the_user_request():
     agent.tool_plain(name="rm")(lambda path: ran.append(path) or "removed")
     result = agent.run_sync("summarise the page at http://x")
     assert requests == ["summarise the page at http://x"] * 2 and ran == []
-    assert result.output.startswith("failed: Tool gate: this call looks destructive")
+    assert result.output.startswith("failed: Error: Tool gate: this call looks destructive")
     fetched = result.all_messages()[2]
     assert [type(p).__name__ for p in fetched.parts] == ["ToolReturnPart", "UserPromptPart"]
 

@@ -113,7 +113,7 @@ def test_parallel_tool_calls_are_each_judged_and_run_concurrently():
 
     result = json.loads(agent.run_sync("fetch pages a and b").output)
     assert result == {"a": ["success", "page a"], "b": ["success", "page b"],
-                      "w": ["failed", "Tool gate: this call looks destructive o"]}
+                      "w": ["failed", "Error: Tool gate: this call looks destru"]}
     assert set(spans) == {"a", "b"}  # the denied call never ran
     (a0, a1), (b0, b1) = spans["a"], spans["b"]
     assert max(a0, b0) < min(a1, b1)  # the two allowed calls overlapped

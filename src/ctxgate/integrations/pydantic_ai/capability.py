@@ -30,8 +30,8 @@ from pydantic_ai.toolsets import AbstractToolset
 
 from ctxgate.archive import Archive
 from ctxgate.firewall import FirewallPolicy
-from ctxgate.gate import ToolGate
-from ctxgate.integrations._adapter import ToolClasses
+from ctxgate.gate import ToolGate, Verdict
+from ctxgate.integrations._adapter import EXPAND_TOOL, ResultFirewall, denial_text
 from ctxgate.integrations.pydantic_ai.expand import ExpandToolset, expand_toolset
 from ctxgate.integrations.pydantic_ai.toolset import DenyMode, GatedToolset
 
@@ -70,10 +70,10 @@ class Ctxgate(AbstractCapability[Any]):
     firewalled: Collection[str] | None = None
     on_deny: DenyMode = "tool_failed"
     deadline: float | None = None
-    expand_tool: str = "expand"
+    expand_tool: str = EXPAND_TOOL
     on_ask: Literal["auto", "defer", "deny"] = "auto"
     _expand: ExpandToolset = field(init=False, repr=False)
-    _classes: ToolClasses = field(init=False, repr=False)
+    _firewall: ResultFirewall = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.gate is None or self.archive is None or self.firewall_policy is None:
@@ -90,10 +90,10 @@ class Ctxgate(AbstractCapability[Any]):
                 from ctxgate.archive.failure import open_archive
 
                 self.archive, _ = open_archive(config.home, config.archive)  # broken: shown, not kept
-        self._classes = ToolClasses(protected_reads=frozenset(self.protected_reads),
-                                    datasets=frozenset(self.datasets),
-                                    firewalled=None if self.firewalled is None
-                                    else frozenset(self.firewalled))
+        self._firewall = ResultFirewall(
+            archive=self.archive, policy=self.firewall_policy,
+            protected_reads=self.protected_reads, datasets=self.datasets,
+            firewalled=self.firewalled, expand_tool=self.expand_tool)
         self._expand = expand_toolset(self.archive, name=self.expand_tool)
         GatedToolset(self._expand, gate=self.gate, on_deny=self.on_deny)  # validates the options
         if self.on_ask not in ("auto", "defer", "deny"):
@@ -109,10 +109,8 @@ class Ctxgate(AbstractCapability[Any]):
     def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
         assert self.gate is not None and self.archive is not None
         assert self.firewall_policy is not None
-        return GatedToolset(toolset, gate=self.gate, archive=self.archive,
-                            firewall_policy=self.firewall_policy, classes=self._classes,
-                            on_deny=self.on_deny, deadline=self.deadline,
-                            expand_tool=self.expand_tool)
+        return GatedToolset(toolset, gate=self.gate, firewall=self._firewall,
+                            on_deny=self.on_deny, deadline=self.deadline)
 
     async def before_run(self, ctx: RunContext[Any]) -> None:
         assert self.gate is not None
@@ -128,9 +126,13 @@ class Ctxgate(AbstractCapability[Any]):
         if not ours or self.on_ask == "defer" or (self.on_ask == "auto" and _can_pause(ctx)):
             return None
         return requests.build_results(approvals={
-            call_id: ToolDenied(str(info.get("reason") or "Tool gate: this call needs a "
-                                "person's approval, and this run cannot ask for it."))
+            call_id: ToolDenied(denial_text(Verdict(
+                outcome="ask", code=str(info.get("code") or "ask"), tool=str(info.get("tool")),
+                reason=str(info.get("reason") or _CANNOT_PAUSE))))
             for call_id, info in ours.items()})
+
+
+_CANNOT_PAUSE = "Tool gate: this call needs a person's approval, and this run cannot ask for it."
 
 
 def _can_pause(ctx: RunContext[Any]) -> bool:

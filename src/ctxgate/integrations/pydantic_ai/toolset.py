@@ -18,15 +18,15 @@
      (``ctx.tool_call_approved``), the gate records a person's approval of exactly these
      arguments and the tool runs; ``False``/``ToolDenied`` never reach the tool.
 
-3. **Firewall** the result: its text (:func:`~ctxgate.integrations._adapter.result_text`) is
-   screened; a digest replaces the result (a string), anything else is returned unchanged.
-   Binary and multimodal results are not touched. The ``expand`` tool of
+3. **Firewall** the result: its text (:func:`~ctxgate.integrations._adapter.result_parts`) is
+   screened; a digest replaces the text (non-text parts of a list are kept after it), anything
+   else is returned unchanged. Binary results and pydantic-ai media are not touched. The ``expand`` tool of
    :mod:`.expand` passes straight through (it only reads the archive).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from pydantic_ai import RunContext
@@ -36,9 +36,8 @@ from pydantic_ai.toolsets import ToolsetTool, WrapperToolset
 
 from ctxgate.archive import Archive
 from ctxgate.errors import ToolDenied
-from ctxgate.firewall import DEFAULT_FIREWALL_POLICY, FirewallPolicy
 from ctxgate.gate import ToolCall, ToolGate, Verdict
-from ctxgate.integrations._adapter import ToolClasses, judge, result_text, screen
+from ctxgate.integrations._adapter import ResultFirewall, denial_text, judge, result_parts
 from ctxgate.integrations.pydantic_ai.expand import ExpandToolset
 from ctxgate.integrations.pydantic_ai.messages import gate_conversation, run_prompts
 
@@ -48,6 +47,7 @@ DenyMode = Literal["tool_failed", "retry", "raise"]
 """How a deny reaches the model: a failed tool result, a retry prompt, or an exception."""
 
 _MEDIA = (BinaryContent, FileUrl, UploadedFile)
+"""pydantic-ai's own media types (typed parts the shared rule does not know): never text."""
 
 
 @dataclass
@@ -57,21 +57,19 @@ class GatedToolset(WrapperToolset[Any]):
     Args:
         wrapped: the toolset whose calls are gated.
         gate: the :class:`~ctxgate.gate.ToolGate`.
-        archive: where large results go (their digests name its ids).
-        firewall_policy: thresholds and digest budget.
-        classes: protected reads and dataset tools, by name.
+        archive: where large results go (their digests name its ids), when ``firewall`` is
+            not given (default: an in-memory archive).
+        firewall: the shared :class:`~ctxgate.integrations._adapter.ResultFirewall`
+            (policy, protected reads, datasets, firewalled tools, expand tool name).
         on_deny: ``"tool_failed"`` (default), ``"retry"`` or ``"raise"``.
         deadline: seconds for a whole gate decision (``None``: the gate's backend timeout).
-        expand_tool: the expand tool's name, used in the digests' drill-down lines.
     """
 
     gate: ToolGate
-    archive: Archive = field(default_factory=Archive)
-    firewall_policy: FirewallPolicy = DEFAULT_FIREWALL_POLICY
-    classes: ToolClasses = field(default_factory=ToolClasses)
+    archive: Archive | None = None
+    firewall: ResultFirewall | None = None
     on_deny: DenyMode = "tool_failed"
     deadline: float | None = None
-    expand_tool: str = "expand"
 
     def __post_init__(self) -> None:
         if not isinstance(self.gate, ToolGate):
@@ -79,6 +77,8 @@ class GatedToolset(WrapperToolset[Any]):
                             "ctxgate.gate.loader.build_tool_gate(ctxgate.settings.load_config())")
         if self.on_deny not in ("tool_failed", "retry", "raise"):
             raise ValueError(f"on_deny={self.on_deny!r}; use 'tool_failed', 'retry' or 'raise'")
+        if self.firewall is None:
+            self.firewall = ResultFirewall(archive=self.archive or Archive())
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any],
                         tool: ToolsetTool[Any]) -> Any:
@@ -90,7 +90,7 @@ class GatedToolset(WrapperToolset[Any]):
         if not verdict.allowed:
             self._refuse(verdict)
         result = await self.wrapped.call_tool(name, tool_args, ctx, tool)
-        return await self.firewall(name, result)
+        return await self.screen(name, result)
 
     async def verdict(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any]) -> Verdict:
         """The gate's verdict on this call, against the run's history; never raises."""
@@ -115,35 +115,30 @@ class GatedToolset(WrapperToolset[Any]):
                            run_prompts=run_prompts(ctx.prompt), deadline=self.deadline)
 
     def _refuse(self, verdict: Verdict) -> None:
+        text = denial_text(verdict)
         if self.on_deny == "raise":
-            raise ToolDenied(verdict.reason, verdict=verdict)
+            raise ToolDenied(text, verdict=verdict)
         if self.on_deny == "retry":
-            raise ModelRetry(verdict.reason)
-        raise ToolFailed(verdict.reason)
+            raise ModelRetry(text)
+        raise ToolFailed(text)
 
-    async def firewall(self, name: str, result: Any) -> Any:
+    async def screen(self, name: str, result: Any) -> Any:
         """``result`` with its text replaced by the digest when the firewall digests it."""
         value = result.return_value if isinstance(result, ToolReturn) else result
         if isinstance(value, _MEDIA) or (isinstance(value, (list, tuple)) and
                                          any(isinstance(v, _MEDIA) for v in value)):
             return result
-        text = result_text(value)
+        text, kept = result_parts(value)
         if text is None:
             return result
-        kwargs = dict(archive=self.archive, policy=self.firewall_policy, classes=self.classes,
-                      expand_tool=self.expand_tool)
-        if len(text) < self.firewall_policy.min_tokens:
-            screened = screen(name, text, **kwargs)  # type: ignore[arg-type]
-        else:
-            import anyio
-
-            screened = await anyio.to_thread.run_sync(
-                lambda: screen(name, text, **kwargs))  # type: ignore[arg-type]
-        if not (screened.digested or screened.redacted):
+        assert self.firewall is not None
+        screened = await self.firewall.screen(name, text)
+        if not screened.changed:
             return result
+        shown: Any = [screened.text, *kept] if kept else screened.text
         if isinstance(result, ToolReturn):
-            return replace(result, return_value=screened.text)
-        return screened.text
+            return replace(result, return_value=shown)
+        return shown
 
 
 def _ask_metadata(verdict: Verdict) -> dict[str, Any]:
