@@ -98,7 +98,7 @@ def test_protected_reads_and_datasets_are_configured_per_tool(archive):
     assert read.content == LOG  # an explicit file read is never digested
     assert read.response_metadata["ctxgate"]["firewall"] == "protected_read"
     assert rows.content.startswith("1|customer_1|paid") and "750|customer_750|paid" in rows.content
-    assert rows.response_metadata["ctxgate"]["firewall"] == "inline"  # verbatim below the ceiling
+    assert rows.response_metadata["ctxgate"]["firewall"] == "dataset"  # verbatim below the ceiling
 
     # without the configuration the same outputs are digested
     model = ScriptedChatModel(script=steps(

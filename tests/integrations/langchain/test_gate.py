@@ -122,7 +122,7 @@ def test_a_backend_that_cannot_load_denies(archive):
                      call("drop_table", table="users"), archive=archive)
     (msg,) = tool_messages(result["messages"])
     assert DROPPED == [] and msg.status == "error"
-    assert msg.response_metadata["ctxgate"]["gate"] == "gate_unavailable"
+    assert msg.response_metadata["ctxgate"]["gate"] == "backend_error"
     assert "not available (no numpy)" in msg.content and "fails closed" in msg.content
 
 

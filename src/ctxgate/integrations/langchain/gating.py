@@ -8,13 +8,12 @@ per-call human-in-the-loop request (``{"type": "tool_approval", "tool_call_id", 
 ``{"type": "reject", "message": "…"}`` (keyed by the interrupt id when several are pending).
 An approval lets this exact call run once (``ToolGate.approve``). A graph without a
 checkpointer cannot resume, so there an ask is refused like a deny. Any failure of the gate
-itself denies: the gate fails closed.
+itself denies (:func:`ctxgate.integrations._adapter.judge`): the gate fails closed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -26,13 +25,11 @@ from pydantic import Discriminator
 
 from ctxgate.errors import ToolDenied
 from ctxgate.gate import ToolCall, ToolGate, Verdict
-from ctxgate.integrations.langchain._glue import declined_text, denial_text, unavailable_text
+from ctxgate.integrations._adapter import declined_text, denial_text, judge
 from ctxgate.integrations.langchain.messages import gate_messages
 
 __all__ = ["APPROVAL_SCHEMA", "REQUEST_KEY", "GateStep", "OnDeny", "approval_request", "refusal",
            "resumable"]
-
-log = logging.getLogger("ctxgate.integrations.langchain")
 
 OnDeny = Literal["message", "raise"]
 """``"message"``: a denial is an error ``ToolMessage`` the model reads; ``"raise"``: it raises
@@ -94,17 +91,14 @@ class GateStep:
         """
         tool_call = self._call(call)
         conversation, prompts = self.conversation(state)
-        try:
-            verdict = _run(self.gate.decide(tool_call, conversation=conversation,
-                                            run_prompts=prompts))
-            if verdict.outcome == "ask" and resumable:
-                answer = self._asked(call, tool_call, verdict)
-                if isinstance(answer, ToolMessage):
-                    return answer
-                verdict = _run(self.gate.decide(tool_call, conversation=conversation,
-                                                run_prompts=prompts))
-        except Exception as exc:  # noqa: BLE001 - the gate could not decide: never run the call
-            return self._failed(exc, call)
+        verdict = _run(judge(self.gate, tool_call, conversation=conversation,
+                             run_prompts=prompts))
+        if verdict.outcome == "ask" and resumable:
+            answer = self._asked(call, tool_call, verdict)
+            if isinstance(answer, ToolMessage):
+                return answer
+            verdict = _run(judge(self.gate, tool_call, conversation=conversation,
+                                 run_prompts=prompts))
         return self._verdict(verdict, call)
 
     async def ajudge(self, call: Mapping[str, Any], state: Any, *,
@@ -112,29 +106,20 @@ class GateStep:
         """The asynchronous gate step (``ainvoke``/``astream``); see :meth:`judge`."""
         tool_call = self._call(call)
         conversation, prompts = self.conversation(state)
-        try:
-            verdict = await self.gate.decide(tool_call, conversation=conversation,
-                                             run_prompts=prompts)
-            if verdict.outcome == "ask" and resumable:
-                answer = self._asked(call, tool_call, verdict)
-                if isinstance(answer, ToolMessage):
-                    return answer
-                verdict = await self.gate.decide(tool_call, conversation=conversation,
-                                                 run_prompts=prompts)
-        except Exception as exc:  # noqa: BLE001 - the gate could not decide: never run the call
-            return self._failed(exc, call)
+        verdict = await judge(self.gate, tool_call, conversation=conversation,
+                              run_prompts=prompts)
+        if verdict.outcome == "ask" and resumable:
+            answer = self._asked(call, tool_call, verdict)
+            if isinstance(answer, ToolMessage):
+                return answer
+            verdict = await judge(self.gate, tool_call, conversation=conversation,
+                                  run_prompts=prompts)
         return self._verdict(verdict, call)
 
     def _verdict(self, verdict: Verdict, call: Mapping[str, Any]) -> ToolMessage | None:
         if verdict.allowed:
             return None
         return self._refuse(denial_text(verdict), call, verdict.code, verdict)
-
-    def _failed(self, exc: Exception, call: Mapping[str, Any]) -> ToolMessage:
-        if _is_graph_signal(exc) or isinstance(exc, ToolDenied):
-            raise exc
-        log.warning("tool gate could not decide on %s: %s", call.get("name"), exc)
-        return self._refuse(unavailable_text(exc), call, "gate_unavailable", None)
 
     def _asked(self, call: Mapping[str, Any], tool_call: ToolCall,
                verdict: Verdict) -> Verdict | ToolMessage:
@@ -179,12 +164,3 @@ def resumable(config: Mapping[str, Any] | None) -> bool:
     """Whether the run that ``config`` belongs to has a checkpointer (an interrupt can resume)."""
     configurable = (config or {}).get("configurable") or {}
     return configurable.get(_CHECKPOINTER_KEY) is not None
-
-
-def _is_graph_signal(exc: BaseException) -> bool:
-    """LangGraph's interrupt and control-flow exceptions pass through the gate step, and so
-    does a resume value that does not match :data:`APPROVAL_SCHEMA` (the resume fails and the
-    interrupt can be answered again)."""
-    from langgraph.errors import GraphBubbleUp, is_invalid_resume
-
-    return isinstance(exc, GraphBubbleUp) or is_invalid_resume(exc)

@@ -31,7 +31,7 @@ from langgraph.types import Command
 
 from ctxgate.errors import ConfigError
 from ctxgate.gate.request import extract_user_request
-from ctxgate.integrations.langchain._glue import ResultFirewall
+from ctxgate.integrations._adapter import ResultFirewall
 from ctxgate.integrations.langchain.expand import expand_tool
 from ctxgate.integrations.langchain.gating import REQUEST_KEY, GateStep, OnDeny, resumable
 from ctxgate.integrations.langchain.messages import gate_messages
@@ -131,7 +131,7 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
         self.gating = GateStep(gate=gate, on_deny=on_deny)
         self.results = ResultStep(
             firewall=ResultFirewall(archive=archive, policy=firewall_policy,
-                                    tools=firewall_tools, protected_reads=protected_reads,
+                                    firewalled=firewall_tools, protected_reads=protected_reads,
                                     datasets=datasets),
             max_result_bytes=max_result_bytes or None)
         self.turn_bound = TurnBound(max_bytes=max_turn_bytes, archive=archive) \

@@ -16,7 +16,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from ctxgate.integrations.langchain._glue import ResultFirewall, bound_result, result_text
+from ctxgate.integrations._adapter import ResultFirewall, bound_result, result_parts
 
 __all__ = ["ResultStep"]
 
@@ -34,11 +34,11 @@ class ResultStep:
         """The message the model (and the checkpointer) gets instead of ``message``."""
         if not isinstance(message, ToolMessage):
             return message
-        text, others = result_text(message.content)
-        shown = self.firewall.apply(tool, text, session_id=session_id)
+        text, others = result_parts(message.content)
+        shown = self.firewall.apply(tool, text or "", session_id=session_id)
         meta: dict[str, Any] = {"firewall": shown.reason}
         content: Any = message.content
-        if shown.text != text:
+        if shown.changed:
             content = shown.text if not others else [{"type": "text", "text": shown.text},
                                                      *others]
         if shown.archive_id:
@@ -68,8 +68,8 @@ class ResultStep:
             if len(content) * 6 + 2 <= limit:  # no code point escapes to more than 6 bytes
                 return content, None
             return bound_result(content, max_bytes=limit, archive=archive)
-        text, others = result_text(content)
-        if len(text) * 6 + 2 <= limit:
+        text, others = result_parts(content)
+        if text is None or len(text) * 6 + 2 <= limit:
             return content, None
         cut_text, cut = bound_result(text, max_bytes=limit, archive=archive)
         if cut is None:
