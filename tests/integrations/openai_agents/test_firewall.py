@@ -9,7 +9,7 @@ import json
 import re
 
 import pytest
-from agents import Agent, Runner, SQLiteSession, ToolOutputImage, function_tool
+from agents import Agent, Runner, SQLiteSession, ToolOutputImage, ToolOutputText, function_tool
 
 from ctxgate.bound import parse_marker
 from ctxgate.integrations.openai_agents import AgentGuard, BoundedSession
@@ -277,3 +277,34 @@ def test_an_image_result_reaches_the_model_untouched(archive) -> None:
     assert item["output"][0]["type"] == "input_image"
     assert item["output"][0]["image_url"] == url
     assert archive.list() == []
+
+
+def test_a_mixed_text_and_image_result_has_its_text_digested_and_keeps_the_image(archive) -> None:
+    from ctxgate.integrations._adapter import result_parts
+
+    from .conftest import scripted_gate
+
+    url = "data:image/png;base64," + "iVBORw0KGgo" * 500
+    log = "".join(f"[INFO] step {i} ok\n" for i in range(4000))
+    image = ToolOutputImage(image_url=url)
+    assert result_parts(ToolOutputText(text="hi")) == ("hi", [])
+    assert result_parts(image) == (None, [image])
+    assert result_parts([ToolOutputText(text="see"), image]) == ("see", [image])
+
+    @function_tool
+    def capture(page: str) -> list[ToolOutputText | ToolOutputImage]:
+        """Capture the page's log and a screenshot."""
+        return [ToolOutputText(text=log), ToolOutputImage(image_url=url)]
+
+    with ResponsesServer([[call("capture", {"page": "home"}, "c1")],
+                          [text("done")]]) as server:
+        guard = AgentGuard(gate=scripted_gate(allow_all), archive=archive)
+        agent = guard.agent(Agent(name="dev", model=model_for(server), tools=[capture]))
+        Runner.run_sync(agent, "capture the home page")
+    [item] = [i for i in server.requests[1]["input"] if i.get("type") == "function_call_output"]
+    first, second = item["output"]
+    assert first["type"] == "input_text" and first["text"].startswith("[ctxgate digest: capture")
+    assert len(first["text"].encode()) < len(log.encode()) // 4
+    assert second["type"] == "input_image" and second["image_url"] == url
+    [entry] = archive.list()
+    assert archive.read(entry.id) == log.encode()

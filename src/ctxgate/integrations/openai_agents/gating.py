@@ -34,7 +34,7 @@ from agents.run_context import RunContextWrapper
 from ctxgate.gate.call import ToolCall, args_sha256
 from ctxgate.gate.gate import ToolGate
 from ctxgate.gate.verdict import Verdict
-from ctxgate.integrations.openai_agents._glue import denial_text, judge
+from ctxgate.integrations._adapter import denial_text, judge
 from ctxgate.integrations.openai_agents.conversation import conversation_from_items
 
 __all__ = ["CallGating", "NeedsApproval", "OnDeny"]

@@ -22,7 +22,7 @@ from agents.memory import Session
 from agents.run_context import RunContextWrapper
 
 from ctxgate.errors import ConfigError
-from ctxgate.integrations.openai_agents._glue import ResultFirewall
+from ctxgate.integrations._adapter import ResultFirewall
 from ctxgate.integrations.openai_agents.gating import CallGating, OnDeny
 from ctxgate.integrations.openai_agents.session import BoundedSession
 from ctxgate.integrations.openai_agents.tools import expand_tool, wrap_tool
@@ -42,6 +42,8 @@ class AgentGuard:
         protected_reads: tool names that are explicit file reads: never digested.
         datasets: tool names whose results are datasets: verbatim up to
             ``verbatim_max_tokens``.
+        firewalled: tool names whose large results are digested (default ``None``: every
+            tool).
         on_deny: ``"reject"`` (the model gets the denial, the run goes on) or ``"raise"``.
         firewall: ``False`` turns the firewall off (and with it the ``expand`` tool).
         ungated: names of non-function tools (or MCP servers) allowed to run ungated.
@@ -55,6 +57,7 @@ class AgentGuard:
         archive: Any = None,
         protected_reads: Collection[str] = (),
         datasets: Collection[str] = (),
+        firewalled: Collection[str] | None = None,
         on_deny: OnDeny = "reject",
         firewall: bool = True,
         ungated: Collection[str] = (),
@@ -76,8 +79,8 @@ class AgentGuard:
             archive, _ = open_archive(config.home, config.archive)
         self.archive = archive
         self.firewall = ResultFirewall(archive=archive, policy=config.firewall,
-                                       protected_reads=frozenset(protected_reads),
-                                       datasets=frozenset(datasets)) if firewall else None
+                                       protected_reads=protected_reads, datasets=datasets,
+                                       firewalled=firewalled) if firewall else None
         self.ungated = frozenset(ungated)
         self._wrapped: dict[int, tuple[Agent[Any], Agent[Any]]] = {}
         """``id(original)`` and ``id(wrapped)`` → ``(original, wrapped)``: each agent is

@@ -20,16 +20,16 @@ import json
 import logging
 from typing import Any
 
-from agents import FunctionTool
+from agents import FunctionTool, ToolOutputText
 from agents.tool_context import ToolContext
 
-from ctxgate.integrations.openai_agents._glue import (
+from ctxgate.integrations._adapter import (
     EXPAND_DESCRIPTION,
     EXPAND_PARAMETERS,
-    EXPAND_TOOL,
+    THREAD_CHARS,
     ResultFirewall,
-    expand_view,
-    result_text,
+    expand_answer,
+    result_parts,
 )
 from ctxgate.integrations.openai_agents.gating import CallGating
 
@@ -38,33 +38,27 @@ __all__ = ["THREAD_CHARS", "expand_tool", "firewall_output", "wrap_tool"]
 log = logging.getLogger("ctxgate.integrations.openai_agents")
 log.addHandler(logging.NullHandler())
 
-THREAD_CHARS = 64 * 1024
-"""Results of at least this many code points are firewalled in a worker thread (the digest
-of a large output takes milliseconds; the event loop keeps serving parallel calls)."""
-
-
 async def firewall_output(firewall: ResultFirewall, tool: str, output: Any) -> Any:
     """``output`` as the model should see it: a digest when it is large, else itself.
 
     A text result shown whole comes back as the firewall shows it (secrets redacted as
     ``[firewall] redact_verbatim`` says); a structured one below the threshold is returned
-    unchanged unless redaction masked something (then its redacted JSON text); a non-text
-    result (images, files) is never firewalled.
+    unchanged unless redaction masked something (then its redacted JSON text); a list of text
+    and media parts has its text firewalled and its media kept after it
+    (:func:`~ctxgate.integrations._adapter.result_parts`); ``bytes`` and media alone are
+    never firewalled.
     """
-    text = result_text(output)
+    text, kept = result_parts(output)
     if text is None:
         return output
     try:
-        if len(text) >= THREAD_CHARS:
-            result = await asyncio.to_thread(firewall.apply, tool, text)
-        else:
-            result = firewall.apply(tool, text)
+        result = await firewall.screen(tool, text)
     except Exception as exc:  # noqa: BLE001 - the firewall never loses a result
         log.warning("ctxgate firewall failed on a %s result (returned whole): %s", tool, exc)
         return output
-    if result.digested or result.redacted or isinstance(output, str):
-        return result.text
-    return output
+    if not result.changed:
+        return output
+    return [ToolOutputText(text=result.text), *kept] if kept else result.text
 
 
 def wrap_tool(tool: FunctionTool, gating: CallGating | None,
@@ -98,8 +92,8 @@ def expand_tool(firewall: ResultFirewall) -> FunctionTool:
             return f"Error: expand arguments are not valid JSON ({exc}); send one JSON object"
         if not isinstance(parsed, dict):
             return "Error: expand arguments must be a JSON object with at least 'id'"
-        return await asyncio.to_thread(expand_view, firewall.archive, parsed)
+        return await asyncio.to_thread(expand_answer, firewall.archive, parsed)
 
-    return FunctionTool(name=firewall.expand_tool or EXPAND_TOOL, description=EXPAND_DESCRIPTION,
+    return FunctionTool(name=firewall.expand_tool, description=EXPAND_DESCRIPTION,
                         params_json_schema=dict(EXPAND_PARAMETERS), on_invoke_tool=invoke,
                         strict_json_schema=False)
