@@ -189,3 +189,17 @@ def test_bound_result_cuts_with_the_marker_and_archives_the_original():
     marker = parse_marker(text)
     assert marker is not None and marker.original_bytes == len(BIG.encode())
     assert archive.read(cut.archive_id) == BIG.encode()
+
+
+def test_configured_reads_the_configuration_only_for_what_is_missing(tmp_path, monkeypatch):
+    from ctxgate.integrations._adapter.defaults import configured
+
+    gate, archive = ToolGate(lambda: None, GatePolicy()), Archive()
+    policy = FirewallPolicy(min_tokens=500)
+    given = configured(gate=gate, archive=archive, firewall_policy=policy)
+    assert (given.gate, given.archive, given.firewall_policy, given.config) == \
+        (gate, archive, policy, None)
+    monkeypatch.setenv("CTXGATE_HOME", str(tmp_path / "home"))
+    filled = configured(gate=False, archive=archive)  # gating off stays off
+    assert filled.gate is False and filled.archive is archive
+    assert filled.config is not None and filled.firewall_policy == filled.config.firewall

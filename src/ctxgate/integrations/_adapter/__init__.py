@@ -8,7 +8,8 @@ the OpenAI Agents SDK) share, so that each rule is computed in one place.
 * :mod:`.screening` — one per-tool firewall policy (protected reads, datasets, the tools that
   are firewalled) and the small-output rule (:class:`ResultFirewall`, :class:`Screened`);
 * :mod:`.expand` — the ``expand`` tool's name, description, JSON schema and view;
-* :mod:`.bounding` — one tool result cut to a byte bound with ctxgate's marker.
+* :mod:`.bounding` — one tool result cut to a byte bound with ctxgate's marker;
+* :mod:`.defaults` — the gate, archive and firewall policy from the configuration when not given.
 
 Nothing here imports a framework.
 """

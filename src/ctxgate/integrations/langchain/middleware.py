@@ -32,6 +32,7 @@ from langgraph.types import Command
 from ctxgate.errors import ConfigError
 from ctxgate.gate.request import extract_user_request
 from ctxgate.integrations._adapter import ResultFirewall
+from ctxgate.integrations._adapter.defaults import configured
 from ctxgate.integrations.langchain.expand import expand_tool
 from ctxgate.integrations.langchain.gating import REQUEST_KEY, GateStep, OnDeny, resumable
 from ctxgate.integrations.langchain.messages import gate_messages
@@ -100,23 +101,11 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
         super().__init__()
         if on_deny not in ("message", "raise"):
             raise ConfigError(f"on_deny must be 'message' or 'raise', got {on_deny!r}")
-        config = None
-        if gate is None or archive is None or firewall_policy is None or max_result_bytes is None:
-            from ctxgate.settings import load_config
-
-            config = load_config()
-        if gate is None:
-            from ctxgate.gate.loader import build_tool_gate
-
-            gate = build_tool_gate(config)
-        if archive is None:
-            from ctxgate.archive.failure import open_archive
-
-            archive, _ = open_archive(config.home, config.archive)  # type: ignore[union-attr]
-        if firewall_policy is None:
-            firewall_policy = config.firewall  # type: ignore[union-attr]
+        given = configured(gate=gate, archive=archive, firewall_policy=firewall_policy,
+                           load=max_result_bytes is None)
+        gate, archive, firewall_policy = given.gate, given.archive, given.firewall_policy
         if max_result_bytes is None:
-            max_result_bytes = config.bound.max_bytes  # type: ignore[union-attr]
+            max_result_bytes = given.config.bound.max_bytes
         if max_turn_bytes is None:
             max_turn_bytes = 4 * max_result_bytes
         for name, value in (("max_result_bytes", max_result_bytes),

@@ -23,6 +23,7 @@ from agents.run_context import RunContextWrapper
 
 from ctxgate.errors import ConfigError
 from ctxgate.integrations._adapter import ResultFirewall
+from ctxgate.integrations._adapter.defaults import configured
 from ctxgate.integrations.openai_agents.gating import CallGating, OnDeny
 from ctxgate.integrations.openai_agents.session import BoundedSession
 from ctxgate.integrations.openai_agents.tools import expand_tool, wrap_tool
@@ -63,22 +64,12 @@ class AgentGuard:
         ungated: Collection[str] = (),
         config: Any = None,
     ) -> None:
-        if config is None:
-            from ctxgate.settings import load_config
-
-            config = load_config()
-        self.config = config
-        if gate is None:
-            from ctxgate.gate.loader import build_tool_gate
-
-            gate = build_tool_gate(config)
+        given = configured(gate=gate, archive=archive, config=config, load=True)
+        self.config = config = given.config
+        gate, archive = given.gate, given.archive
         self.gating = CallGating(gate, on_deny=on_deny) if gate is not False else None
-        if archive is None:
-            from ctxgate.archive.failure import open_archive
-
-            archive, _ = open_archive(config.home, config.archive)
         self.archive = archive
-        self.firewall = ResultFirewall(archive=archive, policy=config.firewall,
+        self.firewall = ResultFirewall(archive=archive, policy=given.firewall_policy,
                                        protected_reads=protected_reads, datasets=datasets,
                                        firewalled=firewalled) if firewall else None
         self.ungated = frozenset(ungated)

@@ -32,6 +32,7 @@ from ctxgate.archive import Archive
 from ctxgate.firewall import FirewallPolicy
 from ctxgate.gate import ToolGate, Verdict
 from ctxgate.integrations._adapter import EXPAND_TOOL, ResultFirewall, denial_text
+from ctxgate.integrations._adapter.defaults import configured
 from ctxgate.integrations.pydantic_ai.expand import ExpandToolset, expand_toolset
 from ctxgate.integrations.pydantic_ai.toolset import DenyMode, GatedToolset
 
@@ -76,20 +77,10 @@ class Ctxgate(AbstractCapability[Any]):
     _firewall: ResultFirewall = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.gate is None or self.archive is None or self.firewall_policy is None:
-            from ctxgate.settings import load_config
-
-            config = load_config()
-            if self.gate is None:
-                from ctxgate.gate.loader import build_tool_gate
-
-                self.gate = build_tool_gate(config)
-            if self.firewall_policy is None:
-                self.firewall_policy = config.firewall
-            if self.archive is None:
-                from ctxgate.archive.failure import open_archive
-
-                self.archive, _ = open_archive(config.home, config.archive)  # broken: shown, not kept
+        given = configured(gate=self.gate, archive=self.archive,
+                           firewall_policy=self.firewall_policy)
+        self.gate, self.archive = given.gate, given.archive
+        self.firewall_policy = given.firewall_policy
         self._firewall = ResultFirewall(
             archive=self.archive, policy=self.firewall_policy,
             protected_reads=self.protected_reads, datasets=self.datasets,
