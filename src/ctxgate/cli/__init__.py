@@ -7,7 +7,8 @@ where a :class:`~ctxgate.errors.CtxgateError` becomes a message on stderr and an
 
 Importing this package does not import typer: ``app`` is built on first access, and
 :func:`main` sends the per-call hot commands ``expand`` and ``run`` to their argparse twins
-(:mod:`ctxgate.cli.fast`) before typer is ever loaded.
+(:mod:`ctxgate.cli.fast`), and ``hook pre`` and ``hook post`` to theirs
+(:mod:`ctxgate.cli.fast_hook`), before typer is ever loaded.
 """
 
 from __future__ import annotations
@@ -79,6 +80,11 @@ def main(argv: list[str] | None = None) -> None:
         from ctxgate.integrations.hooks.supervisor import main_guard
 
         main_guard(args)
+    if args[:1] == ["hook"] and args[1:2] in (["pre"], ["post"]) and not (
+            {"--help", "-h"} & set(args[2:])):
+        from ctxgate.cli import fast_hook
+
+        sys.exit((fast_hook.pre_main if args[1] == "pre" else fast_hook.post_main)(args[2:]))
     if args and args[0] in FAST_COMMANDS and not {"--help", "-h"} & set(args[1:]):
         from ctxgate.cli import fast
 
