@@ -2,13 +2,15 @@
 
 Part 1 (Claude Code): the same scripted `claude -p` session (``--calls`` Bash calls, then a
 final text, from the local Messages server of ``tests/integrations/messages_server.py``) runs
-unhooked, hooked with the decision daemon (warmed by one session first), and hooked with every
-hook deciding in-process (``CTXGATE_NO_DAEMON=1``), interleaved, ``--reps`` times each. The
+unhooked and hooked (conditions below), interleaved, ``--reps`` times each; the daemon is
+warmed by one session first. The
 added time per call of one repetition is (hooked session - unhooked session) / calls. Two
 sessions: **fast path** (read-only commands the fast path proves: ``ls``, ``cat``, ``git
 status`` …) and **model** (``echo N > out_N.txt``: the fast path refuses a redirection to a
 file, so the local decision model decides; every command differs, so no verdict comes from the
-cache).
+cache). Hooked conditions: the installed hooks with the daemon; the same with every hook
+deciding in-process (``CTXGATE_NO_DAEMON=1``); and the daemon with ``hook pre --no-rewrite``,
+where no ``ctxgate run`` wrapper runs and ``hook post`` digests the output instead.
 
 Part 2 (processes): wall time of one ``hook pre`` process fed each payload, with the daemon
 warm and in-process; one ``hook post``; the ``ctxgate run`` wrapper the hook puts around a
@@ -42,6 +44,9 @@ sys.path.insert(0, str(REPO))
 from tests.integrations.messages_server import MessagesServer, Turn  # noqa: E402
 
 CLAUDE = REPO / "tests" / "integrations" / "node" / "node_modules" / ".bin" / "claude"
+CONDITIONS = [("daemon", True, True), ("in-process", False, True),
+              ("daemon, --no-rewrite (digest in hook post)", True, False)]
+"""Hooked conditions: (name, daemon on, pre-hook rewrites shell calls into `ctxgate run`)."""
 FAST_COMMANDS = ["ls", "cat README.md", "git status --short", "ls -la src", "wc -l README.md",
                  "head -n 2 README.md", "grep -n demo README.md", "git log --oneline -n 1"]
 
@@ -91,6 +96,10 @@ class Bench:
             text=True, check=True, timeout=120).stdout)
         self.hooked = self.tmp / "hooked.json"
         self.hooked.write_text(json.dumps({"permissions": {"allow": ["Bash"]}, **installed}))
+        installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"] += " --no-rewrite"
+        self.no_rewrite = self.tmp / "no-rewrite.json"  # digested by `hook post` instead
+        self.no_rewrite.write_text(json.dumps({"permissions": {"allow": ["Bash"]},
+                                               **installed}))
         self.bare = self.tmp / "bare.json"
         self.bare.write_text(json.dumps({"permissions": {"allow": ["Bash"]}}))
         self.session_no = 0
@@ -111,7 +120,8 @@ class Bench:
 
     # -- part 1 -----------------------------------------------------------------------------
 
-    def session(self, kind: str, calls: int, *, hooked: bool, daemon: bool = True) -> float:
+    def session(self, kind: str, calls: int, *, hooked: bool, daemon: bool = True,
+                rewrite: bool = True) -> float:
         """Wall seconds of one `claude -p` session of ``calls`` Bash calls."""
         self.session_no += 1
         n = self.session_no
@@ -131,7 +141,8 @@ class Bench:
             started = time.perf_counter()
             proc = subprocess.run(
                 [str(CLAUDE), "-p", prompt, "--output-format", "json", "--settings",
-                 str(self.hooked if hooked else self.bare), "--allowedTools", "Bash"],
+                 str(self.bare if not hooked else self.hooked if rewrite else self.no_rewrite),
+                 "--allowedTools", "Bash"],
                 cwd=self.project, env=env, capture_output=True, text=True, timeout=600)
             elapsed = time.perf_counter() - started
             turns = len(server.main_requests())
@@ -229,8 +240,9 @@ def main() -> None:
             for _ in range(args.reps):
                 for kind in ("fast", "model"):
                     bare = bench.session(kind, args.calls, hooked=False)
-                    for cond, daemon in (("daemon", True), ("in-process", False)):
-                        hooked = bench.session(kind, args.calls, hooked=True, daemon=daemon)
+                    for cond, daemon, rewrite in CONDITIONS:
+                        hooked = bench.session(kind, args.calls, hooked=True, daemon=daemon,
+                                               rewrite=rewrite)
                         per_call.setdefault((kind, cond), []).append(
                             (hooked - bare) / args.calls * 1000)
                         sessions.setdefault((kind, cond), []).append(hooked)
@@ -239,7 +251,7 @@ def main() -> None:
                     f"session pairs of {args.calls} calls each)", "",
                     "| session | p50 | p95 | session p50 (s) | n |", "|---|---|---|---|---|"]
             for kind in ("fast", "model"):
-                for cond in ("daemon", "in-process"):
+                for cond, _daemon, _rewrite in CONDITIONS:
                     v = per_call[(kind, cond)]
                     label = f"{'fast path' if kind == 'fast' else 'model'} decides, hooks {cond}"
                     head.append(f"| {label:<58} | {pct(v, .5):8.0f} | {pct(v, .95):8.0f} | "

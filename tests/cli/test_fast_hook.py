@@ -110,17 +110,22 @@ def test_a_call_the_daemon_answers_imports_no_typer_settings_or_gate(tmp_path: P
         first = subprocess.run([sys.executable, "-m", "ctxgate", "hook", "pre"], input=data,
                                capture_output=True, env=env, timeout=120, cwd=tmp_path)
         assert first.returncode == 0, first.stderr
-        probe = subprocess.run([sys.executable, "-X", "importtime", "-m", "ctxgate", "hook",
-                                "pre"], input=data, capture_output=True, env=env, timeout=120,
-                               cwd=tmp_path)
-        assert probe.returncode == 0 and probe.stdout == first.stdout, probe.stderr[-2000:]
-        imported = {line.rsplit("|", 1)[-1].strip()
-                    for line in probe.stderr.decode().splitlines()
-                    if line.startswith("import time:")}
-        assert "ctxgate.gate.daemon.client" in imported  # the probe did see the imports
-        for heavy in ("typer", "click", "pydantic", "ctxgate.settings", "ctxgate.gate.gate",
-                      "ctxgate.shell", "bashlex", "numpy"):
-            assert heavy not in imported, heavy
+        launcher = Path(fast_hook.__file__).resolve().parent.parent / "_launch.py"
+        for start in (["-m", "ctxgate"], ["-S", str(launcher)]):
+            probe = subprocess.run([sys.executable, "-X", "importtime", *start, "hook", "pre"],
+                                   input=data, capture_output=True, env=env, timeout=120,
+                                   cwd=tmp_path)
+            assert probe.returncode == 0 and probe.stdout == first.stdout, probe.stderr[-2000:]
+            imported = {line.rsplit("|", 1)[-1].strip()
+                        for line in probe.stderr.decode().splitlines()
+                        if line.startswith("import time:")}
+            assert "ctxgate.gate.daemon.client" in imported  # the probe did see the imports
+            heavy = ["typer", "click", "pydantic", "ctxgate.settings", "ctxgate.gate.gate",
+                     "ctxgate.shell", "bashlex", "numpy"]
+            if start[0] == "-S":
+                heavy += ["site", "typing"]  # and nothing the site-packages .pth files load
+            for name in heavy:
+                assert name not in imported, (start, name)
     finally:
         for lock in Path(run_dir).glob("g-*.lock"):
             pid = lock.read_text().strip()

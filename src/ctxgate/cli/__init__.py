@@ -14,7 +14,10 @@ Importing this package does not import typer: ``app`` is built on first access, 
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: a hook must not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["app", "main"]
 
@@ -85,6 +88,9 @@ def main(argv: list[str] | None = None) -> None:
         from ctxgate.cli import fast_hook
 
         sys.exit((fast_hook.pre_main if args[1] == "pre" else fast_hook.post_main)(args[2:]))
+    from ctxgate._launch import ensure_site
+
+    ensure_site()  # started by `python -S …/_launch.py`: every other command needs site-packages
     if args and args[0] in FAST_COMMANDS and not {"--help", "-h"} & set(args[1:]):
         from ctxgate.cli import fast
 

@@ -13,7 +13,7 @@ Imports stay lazy: a call the daemon answers loads no gate, settings or pydantic
 from __future__ import annotations
 
 __all__ = ["HOOK_POST_OPTIONS", "HOOK_PRE_OPTIONS", "POST_TIMEOUT_SECONDS", "SERVICE",
-           "post_main", "pre_main"]
+           "hook_command_prefix", "post_main", "pre_main"]
 
 HOOK_PRE_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
     "harness": (("--harness",), str), "rewrite": (("--rewrite", "--no-rewrite"), bool),
@@ -31,6 +31,27 @@ SERVICE = "ctxgate.integrations.hooks.served"
 POST_TIMEOUT_SECONDS = 30.0
 """How long ``hook post`` waits for the daemon before digesting in-process."""
 _ANSWER_MARGIN_SECONDS = 0.25  # the daemon's answer is due this long before the deadline
+
+
+def hook_command_prefix(python: str | None = None) -> str:
+    """The start of an installed hook command (``… hook pre`` follows).
+
+    ``PYTHON -S …/ctxgate/_launch.py``: the hook starts without ``site`` (site-packages and
+    their ``.pth`` files, which can cost more than the rest of a daemon-answered hook); what
+    needs site-packages loads it itself (:func:`ctxgate._launch.ensure_site`). Where the
+    package is not a plain directory (a zip), ``PYTHON -m ctxgate``.
+    """
+    import os
+    import shlex
+    import sys
+
+    import ctxgate
+
+    exe = shlex.quote(python or sys.executable)
+    launcher = os.path.join(os.path.dirname(os.path.abspath(ctxgate.__file__)), "_launch.py")
+    if not os.path.isfile(launcher):
+        return f"{exe} -m ctxgate"
+    return f"{exe} -S {shlex.quote(launcher)}"
 
 
 def _parser(prog: str, description: str, options: dict, defaults: dict):
@@ -134,7 +155,10 @@ def _pre(ns, started: float) -> tuple[str, str, int]:
             return response.stdout, response.stderr, response.exit_code
     except OSError:
         pass  # no working directory to send (removed): decide in-process
+    from ctxgate._launch import ensure_site
     from ctxgate.integrations.hooks.entry import pre_answer
+
+    ensure_site()  # the gate's dependencies live in site-packages
 
     response = pre_answer(raw, **options)
     return response.stdout, response.stderr, response.exit_code
@@ -192,6 +216,9 @@ def _post(raw: bytes) -> str:
             post_fault(str(result["fault"]))
         return str(result.get("stdout", ""))
     except (DaemonUnavailable, DaemonFailed, OSError):
+        from ctxgate._launch import ensure_site
         from ctxgate.integrations.hooks.entry import digest_post
+
+        ensure_site()
 
         return digest_post(raw).stdout

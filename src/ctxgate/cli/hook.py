@@ -145,9 +145,10 @@ def install(
         ctxgate hook install > /tmp/hooks.json
     """
     import json
-    import shlex
 
-    exe = f"{shlex.quote(sys.executable)} -m ctxgate"
+    from ctxgate.cli.fast_hook import hook_command_prefix
+
+    exe = hook_command_prefix()  # `python -S …/ctxgate/_launch.py`: starts without site
     flag = "" if harness == "claude-code" else f" --harness {harness}"
     config = {"hooks": {
         "PreToolUse": [{"matcher": "*", "hooks": [

@@ -177,3 +177,22 @@ def test_audit_log_and_one_time_grant_work_through_the_daemon(daemons: Daemons,
         outcomes = [tuple(row) for row in db.execute(
             "SELECT verdict, approved FROM gate_audit ORDER BY id")]
     assert outcomes == [("deny", 0), ("allow", 1), ("deny", 0)]
+
+
+def test_the_installed_command_starts_without_site_and_answers_the_same(daemons: Daemons,
+                                                                        tmp_path: Path) -> None:
+    """`hook install` writes `python -S …/_launch.py hook pre`: answered by the daemon, or in
+    process after loading site itself, it prints what `python -m ctxgate hook pre` prints."""
+    installed = json.loads(subprocess.run(
+        [sys.executable, "-m", "ctxgate", "hook", "install"], env=daemons.env,
+        capture_output=True, text=True, check=True, timeout=120).stdout)
+    command = installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert " -S " in command and command.endswith("_launch.py hook pre")
+    for data in (pre_payload("ls", tmp_path),
+                 pre_payload("rm -rf build/", tmp_path, request="what is here?")):
+        reference = daemons.in_process("pre", data)
+        for extra in ({}, {"CTXGATE_NO_DAEMON": "1"}):
+            got = subprocess.run(command, shell=True, input=data, capture_output=True,
+                                 env={**daemons.env, **extra}, timeout=120, cwd=tmp_path)
+            assert (got.returncode, got.stdout, got.stderr) == reference, extra
+    assert len(daemons.pids()) == 1

@@ -21,7 +21,6 @@ import json
 import os
 import sys
 import time
-from typing import Any
 
 from ctxgate.gate.daemon.protocol import (
     NO_DAEMON_ENV,
@@ -36,10 +35,19 @@ from ctxgate.gate.daemon.protocol import (
     send_frame,
 )
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: a hook must not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["START_WAIT_SECONDS", "DaemonFailed", "DaemonUnavailable", "call", "disabled"]
 
 START_WAIT_SECONDS = 5.0
 """How long a hook waits for a daemon it started to listen before deciding in-process."""
+
+
+_LAUNCH = ("import sys; sys.path[0] = sys.argv.pop(1); "
+           "from ctxgate.gate.daemon.server import main; sys.exit(main())")
+"""The daemon's start: it imports ctxgate from the directory this hook imported it from."""
 
 
 class DaemonUnavailable(Exception):
@@ -97,10 +105,13 @@ def _connect(paths: DaemonPaths, deadline: float) -> tuple[Any, int] | None:
 def _spawn(service: str, paths: DaemonPaths) -> Any:
     import subprocess
 
+    import ctxgate
+
     log = os.open(paths.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(ctxgate.__file__)))
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "ctxgate.gate.daemon.server", "--service", service,
+            [sys.executable, "-c", _LAUNCH, package_parent, "--service", service,
              "--key", paths.key],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
             start_new_session=True, close_fds=True)

@@ -7,11 +7,13 @@ with no permission bits for group or others (0600); anything else is refused, an
 decides in-process.
 
 Which daemon: a daemon serves exactly one **identity**: the protocol version, the user, the
-service (its handlers module), the interpreter, the import path (``sys.path`` without its first
-entry, which is the working directory or the script's directory), the ctxgate package and
-version, the ``CTXGATE_*`` environment with ``HOME``/``XDG_CONFIG_HOME``/``XDG_DATA_HOME``
-(they decide the home and the config file), and the config file's type, inode, size and
-modification time. A digest of the identity names the socket, so a changed configuration gets
+service (its handlers module), the interpreter and its prefixes, the ctxgate package directory
+and version, the ``CTXGATE_*`` environment with ``HOME``/``XDG_CONFIG_HOME``/``XDG_DATA_HOME``
+(they decide the home and the config file) and the variables that decide the import path
+(``PYTHONPATH``, ``PYTHONHOME``, ``PYTHONNOUSERSITE``, ``PYTHONUSERBASE``, ``PYTHONSAFEPATH``),
+and the config file's type, inode, size and modification time. ``sys.path`` itself is not
+part of it: a hook started with ``-S`` (no ``site``) has a shorter one than the daemon, which
+imports ctxgate from the hook's package directory (see :mod:`.client`). A digest of the identity names the socket, so a changed configuration gets
 its own daemon (the old one exits when idle), and the identity itself is compared in every
 request: a daemon never answers for a configuration it was not started with.
 
@@ -25,7 +27,10 @@ import os
 import stat
 import sys
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: a hook must not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MAX_FRAME_BYTES", "NO_DAEMON_ENV", "PROTOCOL_VERSION", "RUNTIME_DIR_ENV",
            "DaemonPaths", "ProtocolError", "check_socket", "config_signature", "daemon_paths",
@@ -41,7 +46,8 @@ NO_DAEMON_ENV = "CTXGATE_NO_DAEMON"
 MAX_FRAME_BYTES = 320 * 1024 * 1024
 """Largest frame read, bytes (a hook payload may be 256 MiB)."""
 
-_IDENTITY_ENV = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME")
+_IDENTITY_ENV = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PYTHONPATH", "PYTHONHOME",
+                 "PYTHONNOUSERSITE", "PYTHONUSERBASE", "PYTHONSAFEPATH")
 _NOT_IDENTITY = frozenset({RUNTIME_DIR_ENV, NO_DAEMON_ENV})
 
 
@@ -137,7 +143,7 @@ def identity(service: str, environ: Any = None) -> dict[str, Any]:
                    or k in _IDENTITY_ENV)
     return {
         "protocol": PROTOCOL_VERSION, "uid": os.getuid(), "service": service,
-        "python": sys.executable, "path": sys.path[1:],
+        "python": [sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix],
         "ctxgate": [os.path.dirname(os.path.abspath(ctxgate.__file__)), ctxgate.__version__],
         "env": [[k, env[k]] for k in names],
         "config": config_signature(_config_file(env)),

@@ -1,11 +1,11 @@
 """The daemon process: one per identity, serving requests one at a time until idle.
 
-Started by a client (``python -m ctxgate.gate.daemon.server --service MODULE --key KEY``) in
-its own session, with the client's environment and working directory:
+Started by a client (``main(["--service", MODULE, "--key", KEY])``, with ctxgate imported
+from the client's package directory, which replaces ``sys.path[0]``) in its own session, with
+the client's environment and working directory:
 
 1. It computes its own identity and exits unless its key is ``KEY`` (the client and the
-   daemon must agree on what they are), then leaves the working directory and drops
-   ``sys.path[0]`` (requests change directory; nothing is imported from there).
+   daemon must agree on what they are), then leaves the working directory for ``/``.
 2. It takes an exclusive ``flock`` on the key's lock file, waiting up to
    :data:`LOCK_WAIT_SECONDS` (a predecessor may be handing over); without it, another daemon
    serves and this one exits. Holding the lock, a socket file left behind is stale (its
@@ -132,8 +132,7 @@ def serve(service_name: str, key: str) -> int:
     except ProtocolError as exc:
         _log(str(exc))
         return 3
-    os.chdir("/")
-    del sys.path[:1]
+    os.chdir("/")  # requests change directory; nothing is imported from any of them
     lock = _take_lock(paths)
     if lock is None:
         return 0  # another daemon serves this identity
@@ -242,7 +241,7 @@ def _serve_one(conn: socket.socket, ident: dict, service: Any, path: str | None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m ctxgate.gate.daemon.server --service MODULE --key KEY``."""
+    """``--service MODULE --key KEY`` (see the module)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="ctxgate-daemon",

@@ -44,14 +44,21 @@ def client_context(env: dict[str, str], cwd: str) -> Iterator[None]:
     """
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     os.chdir(cwd)
-    os.environ.clear()
-    os.environ.update(env)
+    _become(env)
     try:
         yield
     finally:
-        os.environ.clear()
-        os.environ.update(saved_env)
+        _become(saved_env)
         os.chdir(saved_cwd)
+
+
+def _become(env: dict[str, str]) -> None:
+    """Make ``os.environ`` equal ``env``, touching only the variables that differ."""
+    for key in [k for k in os.environ if k not in env]:
+        del os.environ[key]
+    for key, value in env.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
 
 
 class HookService:
