@@ -12,9 +12,11 @@ cache). Hooked conditions: the installed hooks with the daemon; the same with ev
 deciding in-process (``CTXGATE_NO_DAEMON=1``); and the daemon with ``hook pre --no-rewrite``,
 where no ``ctxgate run`` wrapper runs and ``hook post`` digests the output instead.
 
-Part 2 (processes): wall time of one ``hook pre`` process fed each payload, with the daemon
-warm and in-process; one ``hook post``; the ``ctxgate run`` wrapper the hook puts around a
-fast-path command against ``sh -c`` of it; and ``python -c pass``, the physical baseline.
+Part 2 (processes): wall time of one ``hook pre`` process (the command ``hook install``
+writes, ``python -S …/_launch.py hook pre``, and ``python -m ctxgate hook pre``) fed each
+payload, with the daemon warm and in-process; one ``hook post``; the ``ctxgate run`` wrapper the
+hook puts around a fast-path command against ``sh -c`` of it; and ``python -c pass`` (the
+physical baseline) and ``python -S -c pass``.
 
 Bytecode: this workplace sets PYTHONDONTWRITEBYTECODE=1, so every process would compile
 ctxgate from source; an installed ctxgate has its .pyc files, so this script gives every
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -94,6 +97,9 @@ class Bench:
         installed = json.loads(subprocess.run(
             [sys.executable, "-m", "ctxgate", "hook", "install"], env=env, capture_output=True,
             text=True, check=True, timeout=120).stdout)
+        self.pre_command = shlex.split(installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"])
+        self.post_command = shlex.split(
+            installed["hooks"]["PostToolUse"][0]["hooks"][0]["command"])
         self.hooked = self.tmp / "hooked.json"
         self.hooked.write_text(json.dumps({"permissions": {"allow": ["Bash"]}, **installed}))
         installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"] += " --no-rewrite"
@@ -198,7 +204,7 @@ def main() -> None:
           f"{'as given' if args.as_given else 'cached (PYTHONPYCACHEPREFIX)'}")
     try:
         py = [sys.executable]
-        hook_pre = py + ["-m", "ctxgate", "hook", "pre"]
+        hook_pre = bench.pre_command  # as installed: python -S …/_launch.py hook pre
         # warm the bytecode cache and the daemon
         for _ in range(2):
             bench.process_ms(hook_pre, bench.payload("ls"), 1)
@@ -208,7 +214,12 @@ def main() -> None:
         base = bench.process_ms(py + ["-c", "pass"], b"", args.runs)
         b50 = pct(base, 0.5)
         lines.append(row("python -c pass (physical baseline)", base))
+        base_s = bench.process_ms(py + ["-S", "-c", "pass"], b"", args.runs)
+        lines.append(row("python -S -c pass (baseline without site)", base_s))
         no_daemon = {**bench.env, "CTXGATE_NO_DAEMON": "1"}
+        lines.append(row("python -m ctxgate hook pre, fast path: ls, daemon warm",
+                         bench.process_ms(py + ["-m", "ctxgate", "hook", "pre"],
+                                          bench.payload("ls"), args.runs), b50))
         for label, command in (("fast path: ls", "ls"),
                                ("model: echo N > out_N.txt", None)):
             for where, env in (("daemon warm", None), ("in-process", no_daemon)):
@@ -216,12 +227,12 @@ def main() -> None:
                 for i in range(args.runs):
                     cmd = command or f"echo {time.monotonic_ns()}{i} > out_{i}.txt"
                     times += bench.process_ms(hook_pre, bench.payload(cmd), 1, env)
-                lines.append(row(f"hook pre, {label}, {where}", times, b50))
+                lines.append(row(f"hook pre (installed), {label}, {where}", times, b50))
         post = bench.payload("", "PostToolUse")
-        hook_post = py + ["-m", "ctxgate", "hook", "post"]
-        lines.append(row("hook post, small Grep output, daemon warm",
+        hook_post = bench.post_command
+        lines.append(row("hook post (installed), small Grep output, daemon warm",
                          bench.process_ms(hook_post, post, args.runs), b50))
-        lines.append(row("hook post, small Grep output, in-process",
+        lines.append(row("hook post (installed), small Grep output, in-process",
                          bench.process_ms(hook_post, post, args.runs, no_daemon), b50))
         sh = bench.process_ms(["sh", "-c", "ls"], b"", args.runs)
         lines.append(row("sh -c ls (what the agent's call costs unhooked)", sh))

@@ -78,6 +78,16 @@ def _write_all(fd: int, text: str) -> None:
         data = data[os.write(fd, data):]
 
 
+def _early_stderr(result: dict) -> None:
+    """Write what the daemon's request wrote to stderr (warnings an in-process hook prints)."""
+    text = result.get("early_stderr")
+    if text:
+        try:
+            _write_all(2, str(text))
+        except OSError:
+            pass
+
+
 def pre_main(argv: list[str]) -> int:
     """``hook pre`` from ``argv`` (after the words ``hook pre``); returns the exit status."""
     import os
@@ -144,6 +154,7 @@ def _pre(ns, started: float) -> tuple[str, str, int]:
             result = call(SERVICE, "pre", {"options": options, "python": sys.executable,
                                            "cwd": os.getcwd(), "env": dict(os.environ)},
                           raw, timeout=max(0.05, budget))
+            _early_stderr(result)
             return (str(result.get("stdout", "")), str(result.get("stderr", "")),
                     int(result.get("exit_code", 2)))
         except DaemonUnavailable:
@@ -210,6 +221,7 @@ def _post(raw: bytes) -> str:
         result = call(SERVICE, "post", {"python": sys.executable, "cwd": os.getcwd(),
                                         "env": dict(os.environ)},
                       raw, timeout=POST_TIMEOUT_SECONDS)
+        _early_stderr(result)
         if "fault" in result:
             from ctxgate.integrations.hooks.entry import post_fault
 

@@ -196,3 +196,15 @@ def test_the_installed_command_starts_without_site_and_answers_the_same(daemons:
                                  env={**daemons.env, **extra}, timeout=120, cwd=tmp_path)
             assert (got.returncode, got.stdout, got.stderr) == reference, extra
     assert len(daemons.pids()) == 1
+
+
+def test_warnings_a_request_prints_reach_the_hooks_stderr(daemons: Daemons,
+                                                          tmp_path: Path) -> None:
+    """An audit log that cannot be opened is reported on stderr; through the daemon too."""
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "audit.db").mkdir()  # a directory: the audit log cannot open
+    data = pre_payload("rm -rf build/", tmp_path, request="what is here?")
+    via_daemon = daemons.hook("pre", data)
+    assert b"gate decisions are not recorded" in via_daemon[2]
+    assert via_daemon == daemons.in_process("pre", data)
+    assert len(daemons.pids()) == 1

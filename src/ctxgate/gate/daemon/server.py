@@ -13,7 +13,7 @@ the client's environment and working directory:
 3. It starts the service (``MODULE.start(identity)``): a service whose configuration turns
    the daemon off writes the ``.off`` marker and the daemon exits.
 4. It binds the socket with umask 0177 (so it is 0600 from its first instant), warms the
-   service in a thread, and serves: each connection's peer must be this user
+   service (imports, the decision model) while the first requests queue, and serves: each connection's peer must be this user
    (``SO_PEERCRED``), its request must name this protocol version and this identity, and the
    service must not be stale (code or config file changed since start), else it gets a
    status saying why and the client decides in-process.
@@ -151,14 +151,12 @@ def serve(service_name: str, key: str) -> int:
 
 def _serve_loop(listener: socket.socket, inode: int, paths: DaemonPaths, ident: dict,
                 service: Any) -> int:
-    import threading
-
     def stop(signum: int, _frame: object) -> None:
         raise _Stop(signal.Signals(signum).name)
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, stop)
-    threading.Thread(target=service.warm, name="ctxgate-daemon-warm", daemon=True).start()
+    service.warm()  # requests wait on the socket meanwhile
     _log(f"serving {paths.socket} (idle exit after {service.idle_seconds:g} s)")
     last = time.monotonic()
     why = "idle"

@@ -71,8 +71,12 @@ def decide_pre(raw: bytes, *, harness: str = "claude-code", rewrite: bool = True
         raise UsageError(f"--harness {harness!r}: use claude-code or codex")
     payload = parse_payload(raw, expect="PreToolUse")
     gate = build_tool_gate(load_config({"gate": {"backend": backend}}), load_model=load_model)
-    return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite,
-                        approve=approve, python=python)
+    try:
+        return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite,
+                            approve=approve, python=python)
+    finally:
+        if gate.audit is not None:  # the daemon serves many calls: no connection left open
+            gate.audit.close()
 
 
 def pre_answer(raw: bytes, **options: Any) -> Any:

@@ -115,7 +115,11 @@ class HookService:
             return self._models[key]
 
     def warm(self) -> None:
-        """Import what a decision needs and, with ``preload``, build the configured model."""
+        """Import what a decision needs and, with ``preload``, build the configured model.
+
+        Called before the first request is served (requests queue on the bound socket), not
+        beside it: two threads importing the same modules can see them half initialised.
+        """
         try:
             import ctxgate.gate.gate  # noqa: F401
             import ctxgate.integrations.hooks.handlers  # noqa: F401
@@ -165,29 +169,43 @@ class HookService:
     # -- requests -----------------------------------------------------------------------
 
     def handle(self, op: str, header: dict[str, Any], body: bytes) -> dict[str, Any]:
-        """Serve ``pre`` or ``post`` in the hook's context; the reply the client prints."""
-        from ctxgate.integrations.hooks.entry import digest_post, pre_answer
+        """Serve ``pre`` or ``post`` in the hook's context; the reply the client prints.
 
+        What the request writes to stderr (a warning that the audit log or archive cannot be
+        opened) is returned as ``early_stderr``, so the hook's stderr is what an in-process
+        hook would have written.
+        """
         env, cwd = header.get("env"), header.get("cwd")
         if not isinstance(env, dict) or not isinstance(cwd, str):
             raise ValueError("a request needs the hook's env and cwd")
         if not os.path.isdir(cwd):  # another mount namespace, or removed: decide in-process
             return {"unavailable": f"the hook's directory {cwd} is not visible to the daemon"}
-        with client_context(env, cwd):
-            if op == "pre":
-                opts = header.get("options") or {}
-                response = pre_answer(
-                    body, harness=opts.get("harness", "claude-code"),
-                    rewrite=bool(opts.get("rewrite", True)),
-                    approve=bool(opts.get("approve", False)), backend=opts.get("backend"),
-                    python=str(header.get("python") or sys.executable),
-                    load_config=self.config, load_model=self.model)
-                return {"stdout": response.stdout, "stderr": response.stderr,
-                        "exit_code": response.exit_code}
-            if op == "post":
-                try:
-                    response = digest_post(body, load_config=self.config)
-                except Exception as exc:  # noqa: BLE001 - the client reports the fault
-                    return {"fault": f"{type(exc).__name__}: {exc}"}
-                return {"stdout": response.stdout}
+        import contextlib
+        import io
+
+        written = io.StringIO()  # what an in-process hook would have written to its stderr
+        with client_context(env, cwd), contextlib.redirect_stderr(written):
+            result = self._handle(op, header, body)
+        result["early_stderr"] = written.getvalue()
+        return result
+
+    def _handle(self, op: str, header: dict[str, Any], body: bytes) -> dict[str, Any]:
+        from ctxgate.integrations.hooks.entry import digest_post, pre_answer
+
+        if op == "pre":
+            opts = header.get("options") or {}
+            response = pre_answer(
+                body, harness=opts.get("harness", "claude-code"),
+                rewrite=bool(opts.get("rewrite", True)),
+                approve=bool(opts.get("approve", False)), backend=opts.get("backend"),
+                python=str(header.get("python") or sys.executable),
+                load_config=self.config, load_model=self.model)
+            return {"stdout": response.stdout, "stderr": response.stderr,
+                    "exit_code": response.exit_code}
+        if op == "post":
+            try:
+                response = digest_post(body, load_config=self.config)
+            except Exception as exc:  # noqa: BLE001 - the client reports the fault
+                return {"fault": f"{type(exc).__name__}: {exc}"}
+            return {"stdout": response.stdout}
         raise ValueError(f"unknown operation {op!r}; use pre or post")
