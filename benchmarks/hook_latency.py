@@ -198,6 +198,7 @@ def main() -> None:
     parser.add_argument("--as-given", action="store_true",
                         help="keep PYTHONDONTWRITEBYTECODE (every process compiles ctxgate)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the daemons on the way out
     bench = Bench(args.as_given)
     print(f"load average at start: {load()}")
     print(f"python {sys.version.split()[0]}, bytecode "
