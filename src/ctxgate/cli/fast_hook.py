@@ -155,8 +155,10 @@ def _pre(ns, started: float) -> tuple[str, str, int]:
                                            "cwd": os.getcwd(), "env": dict(os.environ)},
                           raw, timeout=max(0.05, budget))
             _early_stderr(result)
-            return (str(result.get("stdout", "")), str(result.get("stderr", "")),
-                    int(result.get("exit_code", 2)))
+            code = result.get("exit_code")
+            if type(code) is not int or code not in (0, 2):  # answer (0) or block (2), only
+                raise DaemonFailed(f"the decision daemon answered exit status {code!r}")
+            return str(result.get("stdout", "")), str(result.get("stderr", "")), int(code)
         except DaemonUnavailable:
             pass  # decide in-process, below
         except DaemonFailed as exc:

@@ -134,8 +134,14 @@ while True:
         fh.write(str(count))
     if mode == "silent":
         continue  # keep the connection open, never answer
+    for _frame in range(2):  # take the whole request (header, body) first, like a daemon
+        size = int.from_bytes(conn.recv(8, socket.MSG_WAITALL), "big")
+        while size:
+            size -= len(conn.recv(min(size, 1 << 20)))
     reply = {"protocol": json.dumps({"status": "protocol", "protocol": 99}).encode(),
-             "garbage": b"this is not json"}[mode]
+             "garbage": b"this is not json",
+             "exit1": json.dumps({"status": "ok", "result": {
+                 "stdout": "", "stderr": "", "exit_code": 1}}).encode()}[mode]
     conn.sendall(len(reply).to_bytes(8, "big") + reply)
     conn.close()
 """

@@ -123,6 +123,21 @@ def test_a_listener_of_another_protocol_is_not_used(mode: str, tmp_path: Path) -
         d.stop()
 
 
+def test_an_answer_with_a_status_that_lets_the_call_run_blocks(tmp_path: Path) -> None:
+    """Exit 1 would be a non-blocking error (the call runs): only 0 and 2 are passed on."""
+    d = Daemons(tmp_path)
+    try:
+        sock = d.learn_socket()
+        server = fake_server(sock, "exit1", tmp_path / "seen")
+        try:
+            code, out, err = d.hook("pre", pre_payload("ls", tmp_path))
+            assert code == 2 and out == b"" and b"answered exit status 1" in err, err
+        finally:
+            server.kill()
+    finally:
+        d.stop()
+
+
 def test_a_listener_that_never_answers_blocks_within_the_deadline(tmp_path: Path) -> None:
     d = Daemons(tmp_path)
     try:

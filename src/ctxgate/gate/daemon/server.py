@@ -10,10 +10,12 @@ the client's environment and working directory:
    :data:`LOCK_WAIT_SECONDS` (a predecessor may be handing over); without it, another daemon
    serves and this one exits. Holding the lock, a socket file left behind is stale (its
    daemon died) and is removed.
-3. It starts the service (``MODULE.start(identity)``): a service whose configuration turns
-   the daemon off writes the ``.off`` marker and the daemon exits.
-4. It binds the socket with umask 0177 (so it is 0600 from its first instant), warms the
-   service (imports, the decision model) while the first requests queue, and serves: each connection's peer must be this user
+3. It binds the socket with umask 0177 (so it is 0600 from its first instant): from here on
+   hooks queue on it rather than waiting for a socket to appear.
+4. It starts the service (``MODULE.start(identity)``): a service that cannot start, or whose
+   configuration turns the daemon off (it writes the ``.off`` marker), answers the queued
+   requests with that status (the hooks decide in-process) and the daemon exits. Otherwise
+   it warms the service (imports, the decision model) while requests queue, and serves: each connection's peer must be this user
    (``SO_PEERCRED``), its request must name this protocol version and this identity, and the
    service must not be stale (code or config file changed since start), else it gets a
    status saying why and the client decides in-process.
@@ -137,16 +139,46 @@ def serve(service_name: str, key: str) -> int:
     if lock is None:
         return 0  # another daemon serves this identity
     try:
-        service = importlib.import_module(service_name).start(ident)
+        listener = _bind(paths.socket)  # first: hooks queue here instead of giving up
+        inode = os.lstat(paths.socket).st_ino
+        try:
+            service = importlib.import_module(service_name).start(ident)
+        except Exception as exc:  # noqa: BLE001 - the queued hooks decide in-process
+            _log(f"the service could not start: {type(exc).__name__}: {exc}")
+            _refuse_queued(listener, paths.socket, inode, "unavailable", str(exc))
+            return 1
         if not service.enabled:
             with open(paths.off, "w", encoding="utf-8") as fh:
                 fh.write("[daemon] enabled = false in this configuration\n")
+            _refuse_queued(listener, paths.socket, inode, "disabled",
+                           "[daemon] enabled = false")
             return 0
-        listener = _bind(paths.socket)
-        inode = os.lstat(paths.socket).st_ino
         return _serve_loop(listener, inode, paths, ident, service)
     finally:
         os.close(lock)
+
+
+def _refuse_queued(listener: socket.socket, path: str, inode: int, status: str,
+                   reason: str) -> None:
+    """Unlink the socket, then answer every queued request with ``status`` (not served)."""
+    _unlink_if_ours(path, inode)
+    listener.setblocking(False)
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            break
+        try:
+            conn.setblocking(True)
+            deadline = time.monotonic() + REQUEST_READ_SECONDS
+            recv_frame(conn, deadline)
+            recv_frame(conn, deadline)
+            send_frame(conn, json.dumps({"status": status, "reason": reason}).encode())
+        except (OSError, EOFError, ProtocolError) as exc:
+            _log(f"dropped a queued connection: {exc}")
+        finally:
+            conn.close()
+    listener.close()
 
 
 def _serve_loop(listener: socket.socket, inode: int, paths: DaemonPaths, ident: dict,
