@@ -87,7 +87,8 @@ def main(argv: list[str] | None = None) -> None:
             {"--help", "-h"} & set(args[2:])):
         from ctxgate.cli import fast_hook
 
-        sys.exit((fast_hook.pre_main if args[1] == "pre" else fast_hook.post_main)(args[2:]))
+        code = (fast_hook.pre_main if args[1] == "pre" else fast_hook.post_main)(args[2:])
+        fast_hook.leave(code)
     from ctxgate._launch import ensure_site
 
     ensure_site()  # started by `python -S …/_launch.py`: every other command needs site-packages
