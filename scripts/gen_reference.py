@@ -22,6 +22,7 @@ SECTIONS = {
     "firewall": ("ctxgate.firewall.policy", "FirewallPolicy"),
     "gate": ("ctxgate.gate.policy", "GatePolicy"),
     "bound": ("ctxgate.bound.policy", "BoundPolicy"),
+    "daemon": ("ctxgate.gate.daemon.policy", "DaemonPolicy"),
 }
 START, END = "<!-- config-reference:start -->", "<!-- config-reference:end -->"
 

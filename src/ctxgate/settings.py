@@ -7,7 +7,8 @@ Sources, lowest precedence first:
 
 1. built-in defaults (the ``DEFAULT_*`` constants of each policy module);
 2. the TOML file ``$CTXGATE_CONFIG``, else ``<platform config dir>/ctxgate/config.toml``,
-   with one table per section (``[archive]``, ``[firewall]``, ``[gate]``, ``[bound]``);
+   with one table per section (``[archive]``, ``[firewall]``, ``[gate]``, ``[bound]``,
+   ``[daemon]``);
 3. environment variables ``CTXGATE_<SECTION>__<KEY>`` (for example
    ``CTXGATE_FIREWALL__MIN_TOKENS=3000``), plus the short aliases in ``ENV_ALIASES``;
 4. overrides passed by the caller (CLI flags).
@@ -29,12 +30,13 @@ from ctxgate.archive.policy import ArchivePolicy
 from ctxgate.bound.policy import BoundPolicy
 from ctxgate.errors import ConfigError
 from ctxgate.firewall.policy import FirewallPolicy
+from ctxgate.gate.daemon.policy import DaemonPolicy
 from ctxgate.gate.policy import GatePolicy
 
 __all__ = ["ENV_ALIASES", "Config", "config_path", "home_dir", "load_config"]
 
 ENV_PREFIX = "CTXGATE_"
-SECTIONS = ("archive", "firewall", "gate", "bound")
+SECTIONS = ("archive", "firewall", "gate", "bound", "daemon")
 
 ENV_ALIASES: dict[str, tuple[str, str]] = {
     "CTXGATE_MIN_TOKENS": ("firewall", "min_tokens"),
@@ -44,7 +46,7 @@ ENV_ALIASES: dict[str, tuple[str, str]] = {
 }
 """Short environment variables and the ``(section, key)`` each one sets."""
 
-_NOT_SETTINGS = {"CTXGATE_HOME", "CTXGATE_CONFIG"}
+_NOT_SETTINGS = {"CTXGATE_HOME", "CTXGATE_CONFIG", "CTXGATE_RUNTIME_DIR", "CTXGATE_NO_DAEMON"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,6 +59,7 @@ class Config:
     firewall: FirewallPolicy = field(default_factory=FirewallPolicy)
     gate: GatePolicy = field(default_factory=GatePolicy)
     bound: BoundPolicy = field(default_factory=BoundPolicy)
+    daemon: DaemonPolicy = field(default_factory=DaemonPolicy)
     source: str = "defaults"
     """Where the values came from: ``"defaults"`` or ``"settings"`` (file/env/flags)."""
 
@@ -144,6 +147,7 @@ def _load_with_pydantic(
         firewall: FirewallPolicy = FirewallPolicy()
         gate: GatePolicy = GatePolicy()
         bound: BoundPolicy = BoundPolicy()
+        daemon: DaemonPolicy = DaemonPolicy()
 
         @classmethod
         def settings_customise_sources(cls, settings_cls, init_settings, env_settings,

@@ -35,7 +35,8 @@ COMMAND = ("echo ran > {side}; head -c 150000 /dev/urandom | base64 -w 100; exit
 
 
 def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CTXGATE_")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CTXGATE_") or k == "CTXGATE_NO_DAEMON"}
     env["CTXGATE_HOME"] = str(home)
     env["CTXGATE_CONFIG"] = str(home.parent / "no-config.toml")
     return env

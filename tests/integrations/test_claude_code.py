@@ -45,7 +45,7 @@ class Session:
 
 def _env(tmp: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("ANTHROPIC_", "CLAUDE_", "CTXGATE_"))}
+           if not k.startswith(("ANTHROPIC_", "CLAUDE_", "CTXGATE_")) or k == "CTXGATE_NO_DAEMON"}
     env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env.update(HOME=str(tmp / "home"), CLAUDE_CONFIG_DIR=str(tmp / "home" / ".claude"),
                CTXGATE_HOME=str(tmp / "ctxgate-home"), ANTHROPIC_API_KEY="test",

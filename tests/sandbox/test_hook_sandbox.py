@@ -22,7 +22,8 @@ JUDGE = "tests.integrations.scripted_backends:keyword_judge"
 
 
 def pre(command: str, transcript: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CTXGATE_")}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CTXGATE_") or k == "CTXGATE_NO_DAEMON"}
     env.update(CTXGATE_HOME=os.environ["CTXGATE_HOME"], CTXGATE_GATE__BACKEND=JUDGE,
                PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'src'}{os.pathsep}"
                           + env.get("PYTHONPATH", ""))

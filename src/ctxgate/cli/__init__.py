@@ -7,13 +7,17 @@ where a :class:`~ctxgate.errors.CtxgateError` becomes a message on stderr and an
 
 Importing this package does not import typer: ``app`` is built on first access, and
 :func:`main` sends the per-call hot commands ``expand`` and ``run`` to their argparse twins
-(:mod:`ctxgate.cli.fast`) before typer is ever loaded.
+(:mod:`ctxgate.cli.fast`), and ``hook pre`` and ``hook post`` to theirs
+(:mod:`ctxgate.cli.fast_hook`), before typer is ever loaded.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: a hook must not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["app", "main"]
 
@@ -79,6 +83,15 @@ def main(argv: list[str] | None = None) -> None:
         from ctxgate.integrations.hooks.supervisor import main_guard
 
         main_guard(args)
+    if args[:1] == ["hook"] and args[1:2] in (["pre"], ["post"]) and not (
+            {"--help", "-h"} & set(args[2:])):
+        from ctxgate.cli import fast_hook
+
+        code = (fast_hook.pre_main if args[1] == "pre" else fast_hook.post_main)(args[2:])
+        fast_hook.leave(code)
+    from ctxgate._launch import ensure_site
+
+    ensure_site()  # started by `python -S …/_launch.py`: every other command needs site-packages
     if args and args[0] in FAST_COMMANDS and not {"--help", "-h"} & set(args[1:]):
         from ctxgate.cli import fast
 

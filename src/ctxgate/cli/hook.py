@@ -30,20 +30,10 @@ def _emit(response) -> None:
 
 
 def _post_fault(message: str) -> NoReturn:
-    """End ``hook post`` on a fault: a warning on stderr, nothing (more) on stdout, exit 1.
+    """End ``hook post`` on a fault (see :func:`ctxgate.integrations.hooks.entry.post_fault`)."""
+    from ctxgate.integrations.hooks.entry import post_fault
 
-    Exit 1 is the harness's "non-blocking error": the tool's output reaches the model
-    unchanged and the user sees the warning. The harness reads stdout only on exit 0, so
-    bytes of an answer already written are never taken as an answer.
-    """
-    import os
-
-    try:
-        os.write(2, f"ctxgate could not digest this output ({message}); it was passed "
-                    "through unchanged\n".encode("utf-8", "replace"))
-    except OSError:
-        pass
-    os._exit(POST_FAULT_EXIT)
+    post_fault(message)
 
 
 POST_FAULT_EXIT = 1
@@ -102,17 +92,10 @@ def pre(
 
 
 def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
-    from ctxgate.cli._options import build_config
-    from ctxgate.gate.loader import build_tool_gate
-    from ctxgate.integrations.hooks.handlers import pre_tool_use
-    from ctxgate.integrations.hooks.harness import get_harness
-    from ctxgate.integrations.hooks.payloads import parse_payload
+    from ctxgate.integrations.hooks.entry import decide_pre
 
-    adapter = get_harness(harness)
-    payload = parse_payload(sys.stdin.buffer.read(), expect="PreToolUse")
-    gate = build_tool_gate(build_config(gate={"backend": backend}))
-    return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite, approve=approve,
-                        harness=adapter)
+    return decide_pre(sys.stdin.buffer.read(), harness=harness, rewrite=rewrite,
+                      approve=approve, backend=backend)
 
 
 @hook_app.command("post")
@@ -148,22 +131,9 @@ def post(
 
 
 def _post(harness: str):
-    import functools
+    from ctxgate.integrations.hooks.entry import digest_post
 
-    from ctxgate.archive.failure import open_archive
-    from ctxgate.cli._options import build_config
-    from ctxgate.firewall.pipeline import firewall
-    from ctxgate.integrations.hooks.handlers import post_tool_use
-    from ctxgate.integrations.hooks.harness import get_harness
-    from ctxgate.integrations.hooks.payloads import parse_payload
-
-    adapter = get_harness(harness)
-    payload = parse_payload(sys.stdin.buffer.read(), expect="PostToolUse")
-    config = build_config()
-    archive, _ = open_archive(config.home, config.archive)  # broken: digested, not archived
-    with archive:
-        fw = functools.partial(firewall, archive=archive, policy=config.firewall)
-        return post_tool_use(payload, firewall=fw, harness=adapter)
+    return digest_post(sys.stdin.buffer.read(), harness=harness)
 
 
 @hook_app.command("install")
@@ -196,9 +166,9 @@ def install(
 
 def _install(harness: str, scope: str, write: bool, uninstall: bool,
              project: str | None, rewrite: bool = True) -> None:
-    import shlex
     from pathlib import Path
 
+    from ctxgate.cli.fast_hook import hook_command_prefix
     from ctxgate.errors import UsageError
     from ctxgate.integrations.hooks import install as inst
     from ctxgate.integrations.hooks.harness import get_harness
@@ -208,7 +178,8 @@ def _install(harness: str, scope: str, write: bool, uninstall: bool,
         raise UsageError(f"--scope {scope!r}: use user or project")
     path = adapter.hooks_file(scope, home=Path.home(),
                               project=Path(project).resolve() if project else Path.cwd())
-    entries = adapter.hook_entries(f"{shlex.quote(sys.executable)} -m ctxgate",
+    # `python -S …/ctxgate/_launch.py`: starts without site (see cli/fast_hook.py)
+    entries = adapter.hook_entries(hook_command_prefix(),
                                    pre_flags="" if rewrite else " --no-rewrite")
     change = inst.plan(path, entries, uninstall=uninstall)
     if not uninstall:

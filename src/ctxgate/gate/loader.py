@@ -69,13 +69,16 @@ def load_decision_model(spec: str, policy: GatePolicy) -> Any:
     raise GateError(f"{spec!r} is neither a DecisionModel nor a factory of one")
 
 
-def build_tool_gate(config: Any, *, approver: Any = None, consume_grants: bool = True) -> Any:
+def build_tool_gate(config: Any, *, approver: Any = None, load_model: Any = None,
+                    consume_grants: bool = True) -> Any:
     """The :class:`~ctxgate.gate.gate.ToolGate` every front end uses, built from ``config``.
 
-    The decision model loads lazily (on the first call that needs it); the audit log is opened
-    in the home when ``[gate] audit`` is on, and an unusable one records nothing but never
-    changes a verdict. ``consume_grants=False`` lets a dry run (``gate check``) see a
-    one-time ``gate approve`` grant without using up the approval meant for the real call.
+    The decision model loads lazily (on the first call that needs it), through
+    ``load_model(spec, policy)`` (default :func:`load_decision_model`; the decision daemon
+    passes one that keeps models loaded); the audit log is opened in the home when
+    ``[gate] audit`` is on, and an unusable one records nothing but never changes a verdict.
+    ``consume_grants=False`` lets a dry run (``gate check``) see a one-time ``gate approve``
+    grant without using up the approval meant for the real call.
     """
     from ctxgate.gate.gate import ToolGate
 
@@ -85,5 +88,6 @@ def build_tool_gate(config: Any, *, approver: Any = None, consume_grants: bool =
         from ctxgate.gate.audit import open_audit_log
 
         audit = open_audit_log(config.home)  # unusable: decide anyway, record nothing
-    return ToolGate(lambda: load_decision_model(policy.backend, policy), policy, audit=audit,
+    load = load_decision_model if load_model is None else load_model
+    return ToolGate(lambda: load(policy.backend, policy), policy, audit=audit,
                     approver=approver, home=config.home, consume_grants=consume_grants)

@@ -1,0 +1,31 @@
+"""Start the ``ctxgate`` command line from its file path, without the ``site`` module.
+
+``python -S /path/to/ctxgate/_launch.py hook pre`` is what ``ctxgate hook install`` writes:
+a hook process starts once per tool call, and ``site`` (site-packages and every ``.pth`` file in
+them) can cost more than the rest of a daemon-answered hook. This file puts its package's
+parent directory first on ``sys.path`` (instead of its own directory) and runs
+:func:`ctxgate.cli.main`; whatever needs the installed packages (the in-process fallback, typer
+for ``--help``) loads ``site`` first (:func:`ensure_site`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+__all__ = ["ensure_site"]
+
+
+def ensure_site() -> None:
+    """Load ``site`` (site-packages, ``.pth`` files) if the interpreter was started with -S."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
+
+
+if __name__ == "__main__":
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    from ctxgate.cli import main
+
+    main()
