@@ -127,7 +127,10 @@ class Renderer:
             selectors = selectors[:2]
         out = [f"--- drill down: archive id {self.id} ---"]
         out += [f"ctxgate expand {self.id} {cli}" for cli, _ in selectors]
-        calls = [f'{self.ctx.expand_tool}(id="{self.id}", {mcp})' for _, mcp in selectors]
+        # the first call whole; the others with the same tool and id written "…" (each
+        # repeat cost ~12 tokens), the keyword pattern named from its CLI line (issue 11)
+        calls = [f'{self.ctx.expand_tool}(id="{self.id}", {_short_mcp(mcp)})' if k == 0
+                 else f"(…, {_short_mcp(mcp)})" for k, (_, mcp) in enumerate(selectors)]
         out.append("MCP: " + " · ".join(calls))
         return out
 
@@ -149,3 +152,14 @@ class Renderer:
 
     def text_of(self, raw: bytes) -> str:
         return _clean(raw.decode("utf-8", "replace"))
+
+
+_MCP_GREP = f'grep="{GREP_MATTERS}"'
+
+
+def _short_mcp(mcp: str) -> str:
+    """MCP arguments with the keyword pattern, already spelt on its CLI line just above,
+    named instead of repeated (it is the longest part of the drill-down; issue 11)."""
+    if _MCP_GREP not in mcp:
+        return mcp
+    return mcp.replace(_MCP_GREP, "grep=<the --grep pattern above>")
