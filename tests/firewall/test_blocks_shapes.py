@@ -166,7 +166,7 @@ def test_the_mcp_drill_down_line_does_not_repeat_the_id_or_the_keyword_pattern()
     # lines above it (~55 tokens of a ~1,000-token digest); now the tool and id are written
     # once and the pattern is named.
     d = digest_of(_java_log())
-    drill = d.text[d.text.index("--- drill down:"):]
+    drill = d.text[d.text.index("--- drill down ---"):]
     mcp = next(ln for ln in drill.splitlines() if ln.startswith("MCP: "))
     assert drill.count(GREP_MATTERS) == 1, drill
     assert mcp.count(f'{EXPAND_TOOL}(id="') == 1, mcp
@@ -195,6 +195,16 @@ def test_every_mcp_hint_uses_the_expand_schema_parameter_names() -> None:
         assert params <= allowed, (name, params - allowed)
         seen |= params
     assert {"lines", "grep", "bytes", "json", "keys"} <= seen
+
+
+def test_drill_down_header_and_long_line_warning_are_short() -> None:
+    # issue 11 (tokens): the drill-down header repeated the archive id of the header and
+    # of every command; the long-line warning spent ~45 tokens on one hint
+    d = digest_of(_java_log() + b"x" * 9_000 + b"\n")
+    assert "\n--- drill down ---\n" in d.text
+    warning = next(ln for ln in d.text.splitlines() if ln.startswith("! longest line: "))
+    assert "read them with --bytes OFFSET:LENGTH (JSON: --json POINTER, --keys)" in warning
+    assert len(warning.encode()) <= 140, warning  # was 166 bytes
 
 
 def test_a_rare_value_seen_twice_is_shown_at_both_lines() -> None:
