@@ -14,6 +14,7 @@ import pytest
 
 from ctxgate.archive import Archive
 from ctxgate.firewall import DigestContext, FirewallPolicy, OutputScanner, build_digest, firewall
+from ctxgate.firewall.render import GREP_MATTERS
 from ctxgate.integrations.mcp.tools import EXPAND_SCHEMA, EXPAND_TOOL
 
 CTX = DigestContext(tool="shell", archive_id="3fa9c2e1b2c4", expires_at=1_800_000_000.0,
@@ -146,11 +147,31 @@ def test_digest_is_byte_identical_for_identical_input() -> None:
     assert len(texts) == 1
 
 
+_ARGS = r'((?:, \w+=(?:"[^"]*"|<[^>]*>|\w+))*)\)'
+
+
 def _mcp_hint_params(text: str) -> set[str]:
+    """Parameter names of every MCP call a digest names: ``expand(id="…", …)`` and the
+    ``(…, …)`` ones after it on the same line that reuse its tool and id."""
     out: set[str] = set()
-    for call in re.findall(rf'\b{EXPAND_TOOL}\(id="[^"]*"((?:, \w+=(?:"[^"]*"|\w+))*)\)', text):
+    calls = re.findall(rf'\b{EXPAND_TOOL}\(id="[^"]*"' + _ARGS, text)
+    calls += re.findall(r"\(…" + _ARGS, text)
+    for call in calls:
         out |= set(re.findall(r", (\w+)=", call))
     return out
+
+
+def test_the_mcp_drill_down_line_does_not_repeat_the_id_or_the_keyword_pattern() -> None:
+    # issue 11: the MCP line repeated the tool, the id and the keyword pattern of the CLI
+    # lines above it (~55 tokens of a ~1,000-token digest); now the tool and id are written
+    # once and the pattern is named.
+    d = digest_of(_java_log())
+    drill = d.text[d.text.index("--- drill down ---"):]
+    mcp = next(ln for ln in drill.splitlines() if ln.startswith("MCP: "))
+    assert drill.count(GREP_MATTERS) == 1, drill
+    assert mcp.count(f'{EXPAND_TOOL}(id="') == 1, mcp
+    assert "grep=<the --grep pattern above>, ignore_case=true" in mcp
+    assert {"lines", "grep", "ignore_case", "context"} <= _mcp_hint_params(mcp)
 
 
 def test_every_mcp_hint_uses_the_expand_schema_parameter_names() -> None:
@@ -174,6 +195,16 @@ def test_every_mcp_hint_uses_the_expand_schema_parameter_names() -> None:
         assert params <= allowed, (name, params - allowed)
         seen |= params
     assert {"lines", "grep", "bytes", "json", "keys"} <= seen
+
+
+def test_drill_down_header_and_long_line_warning_are_short() -> None:
+    # issue 11 (tokens): the drill-down header repeated the archive id of the header and
+    # of every command; the long-line warning spent ~45 tokens on one hint
+    d = digest_of(_java_log() + b"x" * 9_000 + b"\n")
+    assert "\n--- drill down ---\n" in d.text
+    warning = next(ln for ln in d.text.splitlines() if ln.startswith("! longest line: "))
+    assert "read them with --bytes OFFSET:LENGTH (JSON: --json POINTER, --keys)" in warning
+    assert len(warning.encode()) <= 140, warning  # was 166 bytes
 
 
 def test_a_rare_value_seen_twice_is_shown_at_both_lines() -> None:

@@ -13,6 +13,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from ctxgate.firewall.render import GREP_MATTERS
+
 TESTS_DIR = Path(__file__).resolve().parent.parent
 NODE_BIN = Path(__file__).resolve().parent / "node" / "node_modules" / ".bin"
 ID = re.compile(r"\b[0-9a-f]{12}\b")
@@ -164,21 +166,35 @@ def test_a_backend_that_cannot_load_refuses_the_call_with_a_reason(tmp_path: Pat
     assert not marker.exists()
 
 
-_HINT = re.compile(r'\bexpand\(id="([0-9a-f]+)"((?:, \w+=(?:"(?:[^"\\]|\\.)*"|\w+))*)\)')
-_ARG = re.compile(r', (\w+)=("(?:[^"\\]|\\.)*"|\w+)')
+_HINT = re.compile(r'\bexpand\(id="([0-9a-f]+)"((?:, \w+=(?:"(?:[^"\\]|\\.)*"|<[^>]*>|\w+))*)\)')
+_MORE = re.compile(r' · \(…((?:, \w+=(?:"(?:[^"\\]|\\.)*"|<[^>]*>|\w+))*)\)')
+_ARG_NAMED = re.compile(r', (\w+)=("(?:[^"\\]|\\.)*"|<[^>]*>|\w+)')
+_CLI_GREP = re.compile(r"^ctxgate expand \S+ --grep '([^']*)'", re.M)
 
 
 def _hint_calls(digest: str) -> list[dict]:
-    """Every MCP tool call a digest names, as arguments for the expand tool."""
+    """Every MCP tool call a digest names, as arguments for the expand tool: each
+    ``expand(id=…, …)`` and the ``(…, …)`` after it on its line (same id); a ``grep=<the
+    --grep pattern above>`` takes the pattern of the digest's ``--grep`` line."""
     import json as _json
 
+    grep = _CLI_GREP.search(digest)
     calls = []
-    for entry, args in _HINT.findall(digest):
-        call: dict = {"id": entry}
-        for name, raw in _ARG.findall(args):
-            call[name] = _json.loads(raw) if raw.startswith('"') or raw in ("true", "false") \
-                else int(raw)
-        calls.append(call)
+    for line in digest.splitlines():
+        first = _HINT.search(line)
+        if first is None:
+            continue
+        arg_sets = [first.group(2)] + _MORE.findall(line[first.end():])
+        for args in arg_sets:
+            call: dict = {"id": first.group(1)}
+            for name, raw in _ARG_NAMED.findall(args):
+                if raw.startswith("<"):
+                    assert grep is not None and name == "grep", line
+                    call[name] = grep.group(1)
+                else:
+                    call[name] = _json.loads(raw) if raw.startswith('"') or \
+                        raw in ("true", "false") else int(raw)
+            calls.append(call)
     return calls
 
 
@@ -200,6 +216,8 @@ def test_expand_fixes_over_mcp(tmp_path: Path) -> None:
                 res = await s.call_tool("run", {"command": cmd})
                 calls = _hint_calls(text_of(res))
                 assert calls, text_of(res)
+                if str(log) in cmd:  # the keyword grep, named on the MCP line, runs too
+                    assert any(c.get("grep") == GREP_MATTERS for c in calls), calls
                 for call in calls:
                     view = await s.call_tool("expand", call)
                     assert not view.is_error, (call, text_of(view))

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "pick_blocks"]
+           "last_lines", "pick_blocks"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -54,6 +54,25 @@ class KnownLine:
     number: int
     raw: bytes
     length: int
+
+
+def last_lines(suffix: bytes, total_bytes: int, lines: int, *, n: int, keep: int,
+               after: int = 0) -> list[KnownLine]:
+    """The last ``n`` whole lines after line ``after`` found in ``suffix`` (the scanner's
+    kept tail of an output of ``total_bytes`` bytes and ``lines`` lines), each cut to
+    ``keep`` bytes; a line that starts before ``suffix`` does is left out."""
+    parts = suffix.split(b"\n")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    whole = len(suffix) == total_bytes
+    out: list[KnownLine] = []
+    for j, raw in enumerate(reversed(parts)):
+        number = lines - j
+        if number <= after or len(out) >= n or (j == len(parts) - 1 and not whole):
+            break
+        out.append(KnownLine(number=number, raw=raw[:keep], length=len(raw)))
+    out.reverse()
+    return out
 
 
 class _Window:

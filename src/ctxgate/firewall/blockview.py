@@ -18,7 +18,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ctxgate.firewall.blocks import Block, KnownLine, find_blocks, is_boilerplate, pick_blocks
+from ctxgate.firewall.blocks import (
+    Block,
+    KnownLine,
+    find_blocks,
+    is_boilerplate,
+    last_lines,
+    pick_blocks,
+)
 from ctxgate.firewall.render import GREP_MATTERS, Digest
 
 if TYPE_CHECKING:
@@ -48,17 +55,9 @@ _STAMP = re.compile(rb"(?:[^\t\n]*\t){0,3}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+
 def tail_known(r: Renderer) -> list[KnownLine]:
     """The output's last lines (at most 400) from the scanner's kept tail bytes."""
     s = r.scan
-    parts = s.suffix.split(b"\n")
-    if parts and parts[-1] == b"":
-        parts.pop()
-    whole = len(s.suffix) == s.total_bytes
-    out: list[KnownLine] = []
-    for j, raw in enumerate(reversed(parts)):
-        if len(out) >= _TAIL_KNOWN_LINES or (j == len(parts) - 1 and not whole):
-            break
-        out.append(KnownLine(number=s.lines - j, raw=raw[:512].rstrip(b"\r"), length=len(raw)))
-    out.reverse()
-    return out
+    return [KnownLine(number=k.number, raw=k.raw.rstrip(b"\r"), length=k.length)
+            for k in last_lines(s.suffix, s.total_bytes, s.lines, n=_TAIL_KNOWN_LINES,
+                                keep=512)]
 
 
 def render_blocks(r: Renderer, budget: int) -> Digest | None:

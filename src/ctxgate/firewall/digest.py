@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from ctxgate.firewall.binary import detect_type, hex_view, printable_strings
+from ctxgate.firewall.blocks import last_lines
 from ctxgate.firewall.errorlines import select_hits
 from ctxgate.firewall.jsonpreview import JsonPreview, json_preview, jsonl_preview_from_lines
 from ctxgate.firewall.policy import FirewallPolicy
@@ -341,23 +342,11 @@ class _Renderer(Renderer):
 
     def _tail_lines(self, n: int, *, after: int) -> list[tuple[int, str, int | None]]:
         s = self.scan
-        if n <= 0 or s.lines <= after:
+        if n <= 0:
             return []
-        parts = s.suffix.split(b"\n")
-        if parts and parts[-1] == b"":
-            parts.pop()
-        whole = len(s.suffix) == s.total_bytes
-        out = []
-        for j, raw in enumerate(reversed(parts)):
-            number = s.lines - j
-            if number <= after or len(out) >= n:
-                break
-            first = j == len(parts) - 1
-            if first and not whole:
-                break  # the suffix starts inside this line
-            out.append((number, self.text_of(raw[:4096]), len(raw)))
-        out.reverse()
-        return out
+        return [(k.number, self.text_of(k.raw), k.length)
+                for k in last_lines(s.suffix, s.total_bytes, s.lines, n=n, keep=4096,
+                                    after=after)]
 
 
 def _shapes_note(s: ScanResult) -> str:

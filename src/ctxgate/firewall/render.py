@@ -116,8 +116,8 @@ class Renderer:
         if s.longest_line < self.policy.long_line_bytes:
             return []
         return [f"! longest line: {s.longest_line:,} bytes (line {s.longest_line_number:,}); "
-                f"{s.long_lines:,} line(s) of {s.long_line_threshold:,}+ bytes: line paging "
-                "will not help; use --bytes OFFSET:LENGTH (or --json POINTER / --keys for JSON)"]
+                f"{s.long_lines:,} line(s) of {s.long_line_threshold:,}+ bytes: read them with "
+                "--bytes OFFSET:LENGTH (JSON: --json POINTER, --keys)"]
 
     def drill(self, selectors: list[tuple[str, str]], *, compact: bool) -> list[str]:
         """Drill-down lines: each selector as a CLI line, then all of them as tool calls."""
@@ -125,9 +125,12 @@ class Renderer:
             return ["--- no drill down: the output is not archived ---"]
         if compact:
             selectors = selectors[:2]
-        out = [f"--- drill down: archive id {self.id} ---"]
+        out = ["--- drill down ---"]  # the id is in the header and in every command
         out += [f"ctxgate expand {self.id} {cli}" for cli, _ in selectors]
-        calls = [f'{self.ctx.expand_tool}(id="{self.id}", {mcp})' for _, mcp in selectors]
+        # the first call whole; the others with the same tool and id written "…" (each
+        # repeat cost ~12 tokens), the keyword pattern named from its CLI line (issue 11)
+        calls = [f'{self.ctx.expand_tool}(id="{self.id}", {_short_mcp(mcp)})' if k == 0
+                 else f"(…, {_short_mcp(mcp)})" for k, (_, mcp) in enumerate(selectors)]
         out.append("MCP: " + " · ".join(calls))
         return out
 
@@ -149,3 +152,14 @@ class Renderer:
 
     def text_of(self, raw: bytes) -> str:
         return _clean(raw.decode("utf-8", "replace"))
+
+
+_MCP_GREP = f'grep="{GREP_MATTERS}"'
+
+
+def _short_mcp(mcp: str) -> str:
+    """MCP arguments with the keyword pattern, already spelt on its CLI line just above,
+    named instead of repeated (it is the longest part of the drill-down; issue 11)."""
+    if _MCP_GREP not in mcp:
+        return mcp
+    return mcp.replace(_MCP_GREP, "grep=<the --grep pattern above>")
