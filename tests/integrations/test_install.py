@@ -172,3 +172,14 @@ def test_hook_merge_replaces_an_older_ctxgate_entry_and_keeps_the_rest() -> None
     assert commands == ["my-linter --fix", "audit-log", "/new/python -m ctxgate hook pre"]
     assert remove_hooks(merged)["hooks"]["PreToolUse"] == [
         USER_HOOK, {"matcher": "*", "hooks": [{"type": "command", "command": "audit-log"}]}]
+
+
+def test_the_launcher_command_install_writes_is_recognised_as_ours() -> None:
+    """`hook install` writes `python -S …/ctxgate/_launch.py hook pre`; a second install must
+    replace that entry (idempotent) and --uninstall must find it."""
+    from ctxgate.cli.fast_hook import hook_command_prefix
+    from ctxgate.integrations.hooks.install import is_ours
+
+    for event in ("pre", "post --harness codex"):
+        assert is_ours({"type": "command", "command": f"{hook_command_prefix()} hook {event}"})
+    assert not is_ours({"type": "command", "command": "python3 my_launch.py hook pre"})

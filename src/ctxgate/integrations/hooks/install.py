@@ -2,7 +2,8 @@
 
 Both Claude Code (``settings.json``) and Codex (``hooks.json``) keep hooks as
 ``{"hooks": {EVENT: [{"matcher": M, "hooks": [{"type": "command", "command": C}]}]}}``.
-ctxgate's entries are recognised by their command (``… -m ctxgate hook pre|post``), so:
+ctxgate's entries are recognised by their command (``… -m ctxgate hook pre|post``, or the
+``-S …/ctxgate/_launch.py hook pre|post`` launcher that ``hook install`` writes), so:
 
 - installing keeps every other key and every other hook, replaces an older ctxgate entry
   (another interpreter, other flags) instead of adding a second one, and is idempotent;
@@ -27,7 +28,8 @@ from ctxgate.errors import UsageError
 
 __all__ = ["OURS", "InstallPlan", "is_ours", "merge_hooks", "plan", "remove_hooks", "write"]
 
-OURS = re.compile(r"(?:^|[\s/])(?:-m\s+ctxgate|ctxgate)\s+hook\s+(?:pre|post)\b")
+OURS = re.compile(
+    r"(?:^|[\s/])(?:-m\s+ctxgate|ctxgate|ctxgate/_launch\.py)\s+hook\s+(?:pre|post)\b")
 """A hook command that runs ctxgate's hooks (any interpreter, any flags)."""
 
 BACKUP_SUFFIX = ".ctxgate-backup"
