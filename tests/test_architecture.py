@@ -11,7 +11,8 @@ from pathlib import Path
 
 import ctxgate
 
-CORE_EXCLUDED = ("ctxgate.cli", "ctxgate.integrations", "ctxgate.__main__")
+# entry points (`python -m ctxgate`, the hooks' `-S` launcher) start the CLI; they are not core
+CORE_EXCLUDED = ("ctxgate.cli", "ctxgate.integrations", "ctxgate.__main__", "ctxgate._launch")
 
 
 def core_modules() -> list[str]:
