@@ -47,6 +47,8 @@ def _median_ms(cmd: list[str], env: dict[str, str], runs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--model-rows", action="store_true",
+                        help="only python -c pass and the local model's rows")
     parser.add_argument("--baseline", default=None,
                         help="commit of the old local model ('none' to skip)")
     args = parser.parse_args()
@@ -76,13 +78,15 @@ def main() -> None:
         ("ctxgate run -- true", [exe, "run", "--", "true"]),
         ("ctxgate version (typer)", [exe, "version"]),
         ("local model: load + 1 decision (new)", [sys.executable, "-c", DECIDE]),
-        ("gate check, model decides (new)", [exe, *GATE_CHECK]),
+        ("gate check, model decides (new)", [sys.executable, "-m", "ctxgate", *GATE_CHECK]),
     ]
     if baseline != "none":
         old = str(baseline_tree(baseline))
         rows += [("local model: load + 1 decision (old)", [sys.executable, "-c", DECIDE], old),
                  ("gate check, model decides (old)",
                   [sys.executable, "-m", "ctxgate", *GATE_CHECK], old)]
+    if args.model_rows:
+        rows = [r for r in rows if r[0] == "python -c pass" or "model" in r[0]]
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; "
           f"{args.runs} runs each")
     cached = dict(env, PYTHONPYCACHEPREFIX=os.path.join(home, "pycache"))

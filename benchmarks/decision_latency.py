@@ -116,7 +116,13 @@ def bench_local(n_warm: int, n_cold: int) -> None:
             t = time.perf_counter()
             asyncio.run(model.evaluate(state, qs))
             warm.append(time.perf_counter() - t)
-        row(f"local warm, one thread, {label}", warm, "both questions")
+        row(f"local warm, one thread, {label}", warm, "both questions, asyncio.run each")
+        sync = []
+        for _ in range(n_warm):
+            t = time.perf_counter()
+            model.decide(state, ["destructive", "requested"])
+            sync.append(time.perf_counter() - t)
+        row(f"local warm decide(), caller's thread, {label}", sync, "model only, no loop")
 
         async def eight(state: dict = state) -> tuple[list[float], float]:
             async def one() -> float:
