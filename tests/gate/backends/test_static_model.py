@@ -182,6 +182,7 @@ def test_the_shipped_file_names_the_teacher_and_vocabulary_its_script_uses():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3000)
 def test_the_build_script_regenerates_the_shipped_file_byte_for_byte():
     """Full rebuild from the teacher (a few CPU-minutes; needs the pinned npm sources)."""
     proc = subprocess.run([sys.executable, str(ROOT / "scripts/build_static_model.py"),
