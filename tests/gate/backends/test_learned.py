@@ -78,15 +78,13 @@ def test_shipped_effect_head_names_its_data():
     assert doc["counts"]["heldout"] == doc["heldout"]["n"]
 
 
-def test_missing_local_extra_is_a_gate_error_with_the_install_line(monkeypatch):
-    from ctxgate.gate.backends import embed
-
-    def missing():
-        raise GateError("the local decision model needs numpy")
+def test_a_changed_model_file_is_a_gate_error_with_the_repair_line(monkeypatch):
+    from ctxgate.gate.backends import pins
 
     monkeypatch.setattr(learned, "_model", None)
-    monkeypatch.setattr(embed, "get_encoder", missing)
-    with pytest.raises(learned.LearnedUnavailable, match=r"pip install 'ctxgate\[local\]'"):
+    monkeypatch.setitem(pins.PINNED_SHA256, "effect.json", "0" * 64)
+    with pytest.raises(learned.LearnedUnavailable,
+                       match=r"effect.json has SHA-256 .* pins 0000.*--force-reinstall"):
         learned.classify("send_email", {"to": "a@b.example"})
     assert issubclass(learned.LearnedUnavailable, GateError)
 

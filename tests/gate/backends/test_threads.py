@@ -1,4 +1,4 @@
-"""The local backend runs numpy on one thread: BLAS/OpenMP pools pinned to 1 while it decides."""
+"""One thread for numpy work: the local backend needs no BLAS; the pinning helpers still hold."""
 
 from __future__ import annotations
 
@@ -7,33 +7,21 @@ import subprocess
 import sys
 
 from ctxgate.gate.backends import threads
-from ctxgate.gate.backends.local import LocalDecisionModel
 
 
-def test_pools_are_one_thread_during_a_decision_and_restored_after():
-    pytest_threadpoolctl = __import__("threadpoolctl")
-    model = LocalDecisionModel()
-    enc = model._parts()[0]
-    seen = []
-    real = enc._encode
-
-    def spy(texts):
-        seen.append(threads.state())
-        return real(texts)
-
-    enc._encode = spy
-    try:
-        with pytest_threadpoolctl.threadpool_limits(limits=2):
-            model.decide({"user_request": "delete the build directory",
-                          "tool_call": {"tool": "bash", "arguments": {"command": "rm -rf b"}}},
-                         ["destructive", "requested"])
-            after = threads.state()
-    finally:
-        del enc._encode
-    assert seen and all(s["threadpoolctl"] for s in seen)
-    assert all(p["num_threads"] == 1 for s in seen for p in s["pools"])
-    assert any(s["pools"] for s in seen)
-    assert [p["num_threads"] for p in after["pools"]] == [2] * len(after["pools"])
+def test_a_decision_loads_no_blas_at_all():
+    """The local model is pure Python: no numpy, so no BLAS/OpenMP pool to pin."""
+    code = ("import sys; from ctxgate.gate.backends.local import LocalDecisionModel; "
+            "m = LocalDecisionModel(); m.decide({'user_request': 'delete the build directory', "
+            "'tool_call': {'tool': 'bash', 'arguments': {'command': 'rm -rf b'}}}, "
+            "['destructive', 'requested']); m.decide({'user_request': 'email Dana', "
+            "'tool_call': {'tool': 'send_email', 'arguments': {'to': 'd@example.com'}}}, "
+            "['destructive', 'requested']); "
+            "print(sorted(k for k in ('numpy', 'threadpoolctl', 'tokenizers', 'safetensors') "
+            "if k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip() == "[]"
 
 
 def test_environment_is_pinned_before_numpy_loads_unless_the_user_chose():

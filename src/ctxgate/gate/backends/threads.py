@@ -11,7 +11,7 @@ slower. Two layers keep the local backend on one thread:
   load, so this matters only when it runs before numpy is first imported (the backend calls
   it before importing numpy).
 * :func:`single_thread` is a context manager that limits every loaded BLAS/OpenMP pool to one
-  thread with threadpoolctl (``pip install 'ctxgate[local]'`` brings it) and restores the
+  thread with threadpoolctl (``pip install 'ctxgate[distill]'`` brings it; the local model itself needs no numpy) and restores the
   previous limits on exit; nested and concurrent uses share one limit (a counter under a
   lock), so a concurrent decision never restores the pool while another is still running.
   Without threadpoolctl it only relies on the environment.

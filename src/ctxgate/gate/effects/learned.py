@@ -11,7 +11,8 @@ How it decides:
 1. **Changes state?** A logistic head (``heads/effect.json``, trained by
    ``scripts/train_heads.py`` on public OpenAPI descriptions, where the HTTP method is the
    label the API's authors wrote: GET/HEAD read-only, POST/PUT/PATCH/DELETE state-changing)
-   over the all-MiniLM-L6-v2 embedding of :func:`tool_text` — the tool name, its description
+   over the local model's static embedding (distilled from all-MiniLM-L6-v2,
+   :mod:`ctxgate.gate.backends.static`) of :func:`tool_text` — the tool name, its description
    and its argument *names* — plus :data:`EFFECT_FEATURES` (verbs in the name, what the
    description says, argument names and value shapes such as an e-mail address or a money
    amount). Below :data:`READ_ONLY_BELOW` it is ``read_only``.
@@ -25,20 +26,19 @@ How it decides:
 
 :func:`p_destructive` gives the score the local decision model uses for non-shell calls.
 Embeddings of :func:`tool_text` are cached per text (argument values are not in it), so a
-tool called again costs no encoder pass. Without the local extra, :class:`LearnedUnavailable`
-(a :class:`~ctxgate.errors.GateError`) names the install line.
+tool called again costs no encoder pass. Pure Python over files shipped in the package and
+verified by SHA-256; a missing or changed file raises :class:`LearnedUnavailable` (a
+:class:`~ctxgate.errors.GateError`) saying how to repair the install.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 from ctxgate.errors import GateError
@@ -192,23 +192,18 @@ def _load() -> _Model:
         return _model
     with _lock:
         if _model is None:
-            from ctxgate.gate.backends.local import INSTALL_HINT
+            from ctxgate.gate.backends.local import INSTALL_HINT, load_head_doc
+            from ctxgate.gate.backends.static import get_encoder
 
             try:
-                import numpy as np
-
-                from ctxgate.gate.backends.embed import get_encoder
                 encoder = get_encoder()
-            except (ImportError, GateError) as exc:
+                doc = load_head_doc("effect", EFFECT_FEATURES, encoder.dim)
+            except GateError as exc:
                 raise LearnedUnavailable(
-                    f"the learned tool-effect classifier needs the local model ({exc}); run: "
-                    f"{INSTALL_HINT}") from exc
-            doc = json.loads(resources.files("ctxgate.gate.backends.heads")
-                             .joinpath("effect.json").read_text(encoding="utf-8"))
-            if doc.get("features") != list(EFFECT_FEATURES):
-                raise GateError("heads/effect.json was trained on other features than this "
-                                "version computes; rerun scripts/train_heads.py")
-            _model = _Model(encoder=encoder, weights=np.asarray(doc["weights"], np.float64),
+                    f"the learned tool-effect classifier cannot load the local model ({exc})"
+                    + ("" if INSTALL_HINT in str(exc) else f"; {INSTALL_HINT}")) from exc
+            _model = _Model(encoder=encoder,
+                            weights=tuple(float(w) for w in doc["weights"]),
                             use_embedding=doc["variant"] == "embedding+features",
                             temperature=float(doc["temperature"]))
     return _model
@@ -220,7 +215,7 @@ def _embedding(model: _Model, text: str) -> Any:
         if hit is not None:
             _cache.move_to_end(text)
             return hit
-    vec = model.encoder.encode([text])[0].astype("float64")
+    vec = model.encoder.encode_one(text)
     with _lock:
         _cache[text] = vec
         while len(_cache) > _CACHE_SIZE:
@@ -232,15 +227,13 @@ def p_changes_state(tool: str, arguments: Mapping[str, Any], *,
                     description: str | None = None,
                     input_schema: Mapping[str, Any] | None = None) -> tuple[float, list[float]]:
     """The head's P(the call changes state) and the features it saw."""
-    import numpy as np
-
     model = _load()
     feats = effect_features(tool, arguments, description=description, input_schema=input_schema)
-    parts = [np.asarray(feats, np.float64), np.ones(1)]
+    x = [*feats, 1.0]
     if model.use_embedding:
         text = tool_text(tool, arguments, description=description, input_schema=input_schema)
-        parts.insert(0, _embedding(model, text))
-    z = float(np.concatenate(parts) @ model.weights) / model.temperature
+        x = [*_embedding(model, text), *x]
+    z = math.fsum(a * w for a, w in zip(x, model.weights, strict=True)) / model.temperature
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))), feats
 
 
@@ -267,7 +260,7 @@ def classify(tool: str, arguments: Mapping[str, Any], *, description: str | None
     """The most likely effect class of one call (module docstring), deterministic.
 
     Raises:
-        LearnedUnavailable: numpy/tokenizers/the encoder weights are not installed.
+        LearnedUnavailable: the shipped model files are missing or changed.
     """
     p, feats = p_changes_state(tool, arguments, description=description,
                                input_schema=input_schema)
