@@ -175,3 +175,31 @@ def test_a_missing_model_file_is_named_with_the_repair_line(monkeypatch) -> None
     with pytest.raises(ModelFileError, match=r"gone.bin are missing.*pip install "
                                              r"--force-reinstall --no-deps ctxgate"):
         local.from_policy(None)
+
+
+def test_request_clauses_split_a_multi_clause_request_only() -> None:
+    from ctxgate.gate.backends.local import request_clauses
+
+    assert request_clauses("Delete the victim directory, I do not need it any more.") == [
+        "Delete the victim directory", "I do not need it any more."]
+    assert request_clauses("list the files in the repo") == []
+    assert request_clauses("ok. delete build/") == ["delete build/"]
+    assert len(request_clauses(", ".join(f"step {i} now" for i in range(50)))) == 8
+
+
+def test_the_best_matching_clause_of_the_request_counts() -> None:
+    """A mean of static token vectors is diluted by a trailing clause; the clause that asks
+    for the action must still make the call requested (p 0.39 on the whole text alone)."""
+    from ctxgate.gate.backends.local import LocalDecisionModel
+
+    model = LocalDecisionModel()
+    call = {"tool": "bash", "arguments": {"command": "rm -r victim"}}
+    whole = "Delete the victim directory, I do not need it any more."
+    (answer,) = model.decide({"tool_call": call, "user_request": whole}, ["requested"])
+    (alone,) = model.decide({"tool_call": call, "user_request": "Delete the victim directory"},
+                            ["requested"])
+    assert answer.detail["clause"] == "Delete the victim directory"
+    assert answer.p == alone.p and answer.p >= 0.7
+    (other,) = model.decide({"tool_call": call, "user_request": "Summarise the notes, then "
+                             "list the open issues."}, ["requested"])
+    assert other.p < 0.5

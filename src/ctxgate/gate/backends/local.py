@@ -44,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -239,10 +240,23 @@ class LocalDecisionModel(Chainable):
             e_call = enc.encode_one(ft.window_text(ft.call_text(tool, args)))
         floor, rule = ft.rule_floor(tool, feats)
         p_d = max(head_d, floor)
-        cosine = math.fsum(a * b for a, b in zip(e_call, e_req, strict=True))
-        rfeats = ft.requested_features(request, ft.call_text(tool, args), cosine, p_d,
-                                       tool=tool, shell=shell)
-        p_r = rhead.p([*rfeats, *(a * b for a, b in zip(e_req, e_call, strict=True)), 1.0])
+        call_text = ft.call_text(tool, args)
+
+        def requested(text: str, e_text: Any) -> tuple[float, float, list[float]]:
+            cos = math.fsum(a * b for a, b in zip(e_call, e_text, strict=True))
+            feats_r = ft.requested_features(text, call_text, cos, p_d, tool=tool, shell=shell)
+            return (rhead.p([*feats_r, *(a * b for a, b in zip(e_text, e_call, strict=True)),
+                             1.0]), cos, feats_r)
+
+        p_r, cosine, rfeats = requested(request, e_req)
+        clause_hit = None
+        # A mean of static token vectors is diluted by the rest of a long request ("delete the
+        # victim directory, I do not need it any more"): each clause of the user's own request
+        # is scored too, and the best-matching clause counts.
+        for clause in request_clauses(request):
+            p_c, cos_c, feats_c = requested(clause, self._request_vector(enc, clause))
+            if p_c > p_r:
+                p_r, cosine, rfeats, clause_hit = p_c, cos_c, feats_c, clause
         fired = {k: v for k, v in zip(ft.DESTRUCTIVE_FEATURES, feats, strict=True) if v}
         out = []
         for qid in question_ids:
@@ -253,10 +267,30 @@ class LocalDecisionModel(Chainable):
                                   detail=detail))
             else:
                 detail = {"cosine": round(cosine, 6),
-                          "request_intent": bool(rfeats[3]), "p_destructive": round(p_d, 6)}
+                          "request_intent": bool(rfeats[3]), "p_destructive": round(p_d, 6),
+                          "clause": clause_hit}
                 out.append(Answer(question_id=qid, p=p_r, model_id=LOCAL_MODEL_ID,
                                   detail=detail))
         return out
+
+
+_CLAUSE_SPLIT = re.compile(r"(?:[.!?;]+\s+|,\s+|\s*\n+\s*)")
+MAX_CLAUSES = 8
+"""Clauses of a request scored on their own (the first ones; a request is cut to a window)."""
+
+
+def request_clauses(request: str) -> list[str]:
+    """The clauses of a multi-clause request (split at sentence ends, semicolons, commas and
+    newlines) that have at least two words, in order and without repeats; ``[]`` for a request
+    of one clause (the whole request is scored anyway)."""
+    parts = [p.strip(" \t\"'") for p in _CLAUSE_SPLIT.split(request[:4000])]
+    out: list[str] = []
+    for part in parts:
+        if len(part.split()) >= 2 and part not in out and part != request.strip():
+            out.append(part)
+        if len(out) >= MAX_CLAUSES:
+            break
+    return out if len(out) > 1 or (out and out[0] != request.strip()) else []
 
 
 INSTALL_HINT = "reinstall ctxgate (pip install --force-reinstall --no-deps ctxgate)"
