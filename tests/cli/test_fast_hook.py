@@ -66,7 +66,8 @@ def test_both_parsers_give_the_same_values(command: str, argv: list[str]) -> Non
     assert _fast_parse(command, argv) == _typer_parse(command, argv)
 
 
-@pytest.mark.parametrize("argv", [["--deadline", "soon"], ["--bogus"], ["extra"]])
+@pytest.mark.parametrize("argv", [["--deadline", "soon"], ["--bogus"], ["extra"], ["--harn", "codex"],
+                                  ["--dead", "5"]])
 def test_both_parsers_refuse_the_same_bad_arguments(argv: list[str]) -> None:
     with pytest.raises(Exception) as refused:  # typer's own (vendored) click UsageError
         _typer_parse("pre", argv)

@@ -34,7 +34,7 @@ def run_codex(tmp: Path, prompt: str, commands: list[str], *, hooks: bool = True
     assert CODEX.exists(), f"{CODEX} is missing: run scripts/install-test-deps (npm ci)"
     project = tmp / "project"
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "CODEX_", "CTXGATE_"))}
+           if not k.startswith(("OPENAI_", "CODEX_", "CTXGATE_")) or k == "CTXGATE_NO_DAEMON"}
     env.update(HOME=str(tmp / "home"), CODEX_HOME=str(tmp / "home" / ".codex"),
                CTXGATE_HOME=str(tmp / "ctxgate-home"),
                PYTHONPATH=str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", ""))

@@ -183,3 +183,6 @@ def test_the_launcher_command_install_writes_is_recognised_as_ours() -> None:
     for event in ("pre", "post --harness codex"):
         assert is_ours({"type": "command", "command": f"{hook_command_prefix()} hook {event}"})
     assert not is_ours({"type": "command", "command": "python3 my_launch.py hook pre"})
+    # a path that needs quoting (a venv under '/opt/my venv') is still ours
+    assert is_ours({"type": "command", "command": "'/opt/my venv/bin/python' -S "
+                    "'/opt/my venv/site-packages/ctxgate/_launch.py' hook pre --harness codex"})

@@ -57,7 +57,8 @@ def hook_command_prefix(python: str | None = None) -> str:
 def _parser(prog: str, description: str, options: dict, defaults: dict):
     import argparse
 
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    # no abbreviations: typer refuses `--harn`, and the supervisor reads `--deadline` whole
+    parser = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
     for dest, (flags, kind) in options.items():
         if kind is None:
             parser.add_argument(*flags, dest=dest, action="store_true")

@@ -46,8 +46,8 @@ def load_decision_model(spec: str, policy: GatePolicy) -> Any:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise GateError(
-            f"the decision backend {spec!r} is not available ({exc}); install its extra "
-            "(pip install 'ctxgate[local]') or choose another with --backend / [gate] backend. "
+            f"the decision backend {spec!r} is not available ({exc}); install the "
+            "package that provides it, or choose another with --backend / [gate] backend. "
             "The gate never allows a call without a backend"
         ) from exc
     target = getattr(module, attr, None)

@@ -45,3 +45,18 @@ def test_client_context_runs_in_the_hooks_env_and_directory(monkeypatch, tmp_pat
     assert os.getcwd() == before and "ONLY_IN_HOOK" not in os.environ
     assert os.environ["CTXGATE_TEST_DAEMON_OWN"] == "daemon"
     assert sys.modules[served.__name__] is served
+
+
+def test_warm_up_loads_the_local_model_files(monkeypatch, tmp_path) -> None:
+    """`preload` must leave the model loaded (its 7.8 MB file read and SHA-256 checked), not
+    only constructed: the local model is lazy, and the first hook would pay inside its
+    deadline."""
+    from ctxgate.integrations.hooks.served import HookService
+
+    monkeypatch.setenv("CTXGATE_HOME", str(tmp_path / "home"))
+    service = HookService({})
+    if not service.preload:
+        service.preload = True
+    service.warm()
+    models = list(service._models.values())
+    assert models and all(getattr(m, "_loaded", None) is not None for m in models)

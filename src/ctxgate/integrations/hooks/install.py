@@ -29,7 +29,7 @@ from ctxgate.errors import UsageError
 __all__ = ["OURS", "InstallPlan", "is_ours", "merge_hooks", "plan", "remove_hooks", "write"]
 
 OURS = re.compile(
-    r"(?:^|[\s/])(?:-m\s+ctxgate|ctxgate|ctxgate/_launch\.py)\s+hook\s+(?:pre|post)\b")
+    r"(?:^|[\s/\\])(?:-m\s+ctxgate|ctxgate|ctxgate[/\\]_launch\.py)['\"]?\s+hook\s+(?:pre|post)\b")
 """A hook command that runs ctxgate's hooks (any interpreter, any flags)."""
 
 BACKUP_SUFFIX = ".ctxgate-backup"

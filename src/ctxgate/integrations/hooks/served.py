@@ -126,7 +126,10 @@ class HookService:
 
             if self.preload:
                 config = self.config({"gate": {"backend": None}})
-                self.model(config.gate.backend, config.gate)
+                model = self.model(config.gate.backend, config.gate)
+                warm = getattr(model, "warm", None)  # lazy models load their files here
+                if callable(warm):
+                    warm()
         except Exception:  # noqa: BLE001 - the request that needs it reports the error
             pass
 
