@@ -203,3 +203,9 @@ def test_the_best_matching_clause_of_the_request_counts() -> None:
     (other,) = model.decide({"tool_call": call, "user_request": "Summarise the notes, then "
                              "list the open issues."}, ["requested"])
     assert other.p < 0.5
+    # a clause that only shares words with the call, without asking to delete, never counts
+    tests_call = {"tool": "delete_path", "arguments": {"path": "tests/"}}
+    (shared,) = model.decide({"tool_call": tests_call,
+                              "user_request": "run the tests in tests/, say what failed"},
+                             ["requested"])
+    assert shared.detail["clause"] is None and shared.p < 0.3

@@ -252,10 +252,12 @@ class LocalDecisionModel(Chainable):
         clause_hit = None
         # A mean of static token vectors is diluted by the rest of a long request ("delete the
         # victim directory, I do not need it any more"): each clause of the user's own request
-        # is scored too, and the best-matching clause counts.
+        # is scored too, and the best-matching clause counts, but only a clause that itself
+        # states a destructive intent (a short clause that merely shares words with the call,
+        # "run the tests in tests/" for deleting tests/, must not make it requested).
         for clause in request_clauses(request):
             p_c, cos_c, feats_c = requested(clause, self._request_vector(enc, clause))
-            if p_c > p_r:
+            if feats_c[3] and p_c > p_r:
                 p_r, cosine, rfeats, clause_hit = p_c, cos_c, feats_c, clause
         fired = {k: v for k, v in zip(ft.DESTRUCTIVE_FEATURES, feats, strict=True) if v}
         out = []
