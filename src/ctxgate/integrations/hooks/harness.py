@@ -39,8 +39,6 @@ class Harness:
     """The parts of a harness's hook protocol ctxgate needs; subclasses fill them in."""
 
     name = ""
-    shell_tools: frozenset[str] = frozenset({"bash"})
-    """Tool names (lowercased) whose ``tool_input.command`` is a shell string."""
     can_replace_shell_output = False
     """Whether a ``PostToolUse`` reply can replace a shell call's output."""
 
@@ -139,7 +137,6 @@ class Codex(Harness):
     """OpenAI Codex CLI (npm ``@openai/codex``), 0.153 and later."""
 
     name = "codex"
-    shell_tools = frozenset({"bash", "shell", "exec_command", "local_shell"})
 
     def hook_entries(self, exe: str, *, pre_flags: str = "") -> dict[str, list[dict[str, Any]]]:
         entries = super().hook_entries(exe, pre_flags=pre_flags)
