@@ -9,6 +9,29 @@ import typer
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
+def apply_install_plan(change: Any, text: str, write_plan: Any, *, write: bool,
+                       uninstall: bool, what: str, verb: str) -> bool:
+    """The shared ending of ``hook install`` and ``mcp install``: without ``--write``, say
+    where and print ``text`` (the file as it would be); with it, write through ``write_plan``
+    (backup beside the file) and say what happened. ``what`` names the entries ("ctxgate's
+    hooks"), ``verb`` the install action ("merge into"). True when the file was written."""
+    import sys
+
+    path = change.path
+    if not write:
+        action = f"remove {what} from" if uninstall else verb
+        sys.stderr.write(f"ctxgate: would {action} {path} (run again with --write):\n")
+        sys.stdout.write(text)
+        return False
+    backup = write_plan(change)
+    if not change.changes:
+        typer.echo(f"{path}: already {'without' if uninstall else 'with'} {what}; "
+                   "nothing written")
+        return False
+    typer.echo(f"wrote {path}" + (f" (previous version: {backup})" if backup else ""))
+    return True
+
+
 def build_config(**sections: dict[str, Any]):  # -> ctxgate.settings.Config
     """Load the configuration with CLI flag overrides (``None`` values are ignored)."""
     from ctxgate.settings import load_config

@@ -168,6 +168,7 @@ def _install(harness: str, scope: str, write: bool, uninstall: bool,
              project: str | None, rewrite: bool = True) -> None:
     from pathlib import Path
 
+    from ctxgate.cli._options import apply_install_plan
     from ctxgate.cli.fast_hook import hook_command_prefix
     from ctxgate.errors import UsageError
     from ctxgate.integrations.hooks import install as inst
@@ -184,20 +185,10 @@ def _install(harness: str, scope: str, write: bool, uninstall: bool,
     change = inst.plan(path, entries, uninstall=uninstall)
     if not uninstall:
         _check_gate_decides()
-    if not write:
-        verb = "remove ctxgate's hooks from" if uninstall else "merge into"
-        sys.stderr.write(f"ctxgate: would {verb} {path} (run again with --write):\n")
-        sys.stdout.write(change.text())
-        return
-    backup = inst.write(change)
-    if not change.changes:
-        typer.echo(f"{path}: already {'without' if uninstall else 'with'} ctxgate's hooks; "
-                   "nothing written")
-        return
-    typer.echo(f"wrote {path}" + (f" (previous version: {backup})" if backup else ""))
-    if uninstall:
-        return
-    typer.echo(_VERIFY[adapter.name])
+    written = apply_install_plan(change, change.text(), inst.write, write=write,
+                                 uninstall=uninstall, what="ctxgate's hooks", verb="merge into")
+    if written and not uninstall:
+        typer.echo(_VERIFY[adapter.name])
 
 
 _VERIFY = {

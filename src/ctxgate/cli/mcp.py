@@ -111,24 +111,16 @@ def install(
     import sys
     from pathlib import Path
 
+    from ctxgate.cli._options import apply_install_plan
     from ctxgate.integrations.mcp import install as inst
 
     path = inst.config_file(client, scope, home=Path.home(),
                             project=Path(project).resolve() if project else Path.cwd())
     change = inst.plan(client, path, inst.server_entry(sys.executable, request),
                        uninstall=uninstall)
-    if not write:
-        verb = "remove the ctxgate server from" if uninstall else "write"
-        sys.stderr.write(f"ctxgate: would {verb} {path} (run again with --write):\n")
-        sys.stdout.write(change.after)
-        return
-    backup = inst.write(change)
-    if not change.changes:
-        typer.echo(f"{path}: already {'without' if uninstall else 'with'} the ctxgate server; "
-                   "nothing written")
-        return
-    typer.echo(f"wrote {path}" + (f" (previous version: {backup})" if backup else ""))
-    if not uninstall:
+    written = apply_install_plan(change, change.after, inst.write, write=write,
+                                 uninstall=uninstall, what="the ctxgate server", verb="write")
+    if written and not uninstall:
         typer.echo("verify: `claude mcp list` shows ctxgate" if client == "claude-code" else
                    "verify: `codex mcp list` shows ctxgate")
 
