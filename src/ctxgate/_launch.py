@@ -4,7 +4,8 @@
 a hook process starts once per tool call, and ``site`` (site-packages and every ``.pth`` file in
 them) can cost more than the rest of a daemon-answered hook. This file puts its package's
 parent directory first on ``sys.path`` (instead of its own directory) and runs
-:func:`ctxgate.cli.main`; whatever needs the installed packages (the in-process fallback, typer
+:func:`ctxgate.cli.main` (``run`` first tries :func:`ctxgate.firewall.passthrough.quick_run`,
+which is what the hooks rewrite shell commands into); whatever needs the installed packages (the in-process fallback, typer
 for ``--help``) loads ``site`` first (:func:`ensure_site`).
 """
 
@@ -26,6 +27,12 @@ def ensure_site() -> None:
 
 if __name__ == "__main__":
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if sys.argv[1:2] == ["run"]:  # the hooks' wrapper: small outputs never load the CLI
+        from ctxgate.firewall.passthrough import quick_run
+
+        code = quick_run(sys.argv[2:])
+        if code is not None:
+            sys.exit(code)
     from ctxgate.cli import main
 
     main()
