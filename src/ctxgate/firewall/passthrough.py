@@ -231,7 +231,8 @@ class _Signals:
 
     def restore(self) -> None:
         for sig, handler in self.saved.items():
-            self._signal.signal(sig, handler)
+            if handler is not None:  # None: installed outside Python, nothing to put back
+                self._signal.signal(sig, handler)
         self.saved.clear()
 
 
