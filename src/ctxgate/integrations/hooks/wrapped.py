@@ -3,7 +3,7 @@
 The pre-hook rewrites a shell call's output-producing parts into ``ctxgate run`` (see
 :func:`ctxgate.integrations.hooks.handlers.wrap_shell_command`), which digests and archives
 their output itself; the ``PostToolUse`` hook of such a call has nothing to do.
-:func:`skip_post` answers that from the raw payload with the C JSON scanner (no ``json``,
+:func:`skip_post` answers that from the raw payload with the C JSON scanner (:mod:`ctxgate._jsonc`; no ``json``,
 ``re``, ``site``, settings or daemon round trip), so ``python -S …/_launch.py hook post``
 ends within the interpreter's start-up for every wrapped call. Anything it cannot read, or
 any other call, goes on to the full ``hook post``, which makes the same check again.
@@ -27,35 +27,14 @@ def is_wrapped(command: str) -> bool:
     return command.lstrip().startswith("ctxgate run ") or any(m in command for m in _MARKERS)
 
 
-class _Context:
-    """What ``_json.make_scanner`` reads from a decoder."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    memo: dict = {}
-
-    @staticmethod
-    def parse_constant(name: str) -> float:
-        return float(name.lower().replace("infinity", "inf"))
-
-
 def skip_post(raw: bytes) -> bool:
     """Whether the ``PostToolUse`` payload ``raw`` is a shell call that already ran wrapped."""
     if b"ctxgate" not in raw:
         return False
     try:
-        import _json
+        from ctxgate._jsonc import loads
 
-        text = raw.decode("utf-8")
-        start = len(text) - len(text.lstrip(" \t\r\n"))
-        ctx = _Context()
-        ctx.memo = {}
-        data, end = _json.make_scanner(ctx)(text, start)
-        if text[end:].strip(" \t\r\n"):
-            return False
+        data = loads(raw.decode("utf-8"))
     except Exception:  # noqa: BLE001 - malformed: the full hook reports it
         return False
     if not isinstance(data, dict) or data.get("hook_event_name") != "PostToolUse":
