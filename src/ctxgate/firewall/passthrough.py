@@ -38,13 +38,59 @@ if TYPE_CHECKING:
 __all__ = ["SECRET_HINTS", "Child", "quick_run", "threshold_bytes"]
 
 SECRET_HINTS: tuple[bytes, ...] = (
-    b"private key", b"akia", b"asia", b"secret", b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_",
-    b"github_pat_", b"glpat-", b"gldt-", b"glrt-", b"glptt-", b"glcbt-", b"gloas-", b"xox",
-    b"hooks.slack.com", b"sk-", b"sk_live_", b"rk_live_", b"sk_test_", b"rk_test_", b"whsec_",
-    b"aiza", b"ya29.", b"gocspx-", b"npm_", b"hf_", b"sg.", b"accountkey=",
-    b"sharedaccesskey=", b"primarykey=", b"secondarykey=", b"sig=", b"eyj", b"authorization",
-    b"bearer", b"basic", b'"auth"', b"://", b"mysql", b"mariadb", b"pass", b"pwd", b"token",
-    b"key=", b"key:", b'key":', b"key':", b"key =", b"key\\", b"-key ",
+    b"private key",
+    b"akia",
+    b"asia",
+    b"secret",
+    b"ghp_",
+    b"gho_",
+    b"ghu_",
+    b"ghs_",
+    b"ghr_",
+    b"github_pat_",
+    b"glpat-",
+    b"gldt-",
+    b"glrt-",
+    b"glptt-",
+    b"glcbt-",
+    b"gloas-",
+    b"xox",
+    b"hooks.slack.com",
+    b"sk-",
+    b"sk_live_",
+    b"rk_live_",
+    b"sk_test_",
+    b"rk_test_",
+    b"whsec_",
+    b"aiza",
+    b"ya29.",
+    b"gocspx-",
+    b"npm_",
+    b"hf_",
+    b"sg.",
+    b"accountkey=",
+    b"sharedaccesskey=",
+    b"primarykey=",
+    b"secondarykey=",
+    b"sig=",
+    b"eyj",
+    b"authorization",
+    b"bearer",
+    b"basic",
+    b'"auth"',
+    b"://",
+    b"mysql",
+    b"mariadb",
+    b"pass",
+    b"pwd",
+    b"token",
+    b"key=",
+    b"key:",
+    b'key":',
+    b"key':",
+    b"key =",
+    b"key\\",
+    b"-key ",
 )
 """Lower-case bytes without which no built-in secret kind can match: each kind's literals, or
 a part of every one of its anchors (a test derives this from
@@ -55,20 +101,33 @@ READ_BYTES = 1 << 16
 """Bytes asked for per read while the output is small."""
 POLL_MS = 500
 """How often the loop checks whether the command exited, milliseconds."""
-SETTINGS_ENV = ("CTXGATE_FIREWALL__", "CTXGATE_ARCHIVE__", "CTXGATE_MIN_TOKENS",
-                "CTXGATE_TOKENIZER", "CTXGATE_ARCHIVE_BACKEND", "CTXGATE_REDIS_URL")
+SETTINGS_ENV = (
+    "CTXGATE_FIREWALL__",
+    "CTXGATE_ARCHIVE__",
+    "CTXGATE_MIN_TOKENS",
+    "CTXGATE_TOKENIZER",
+    "CTXGATE_ARCHIVE_BACKEND",
+    "CTXGATE_REDIS_URL",
+)
 """Environment variables (prefixes, compared upper-case) that change what ``run`` decides; a
 test holds them equal to :mod:`ctxgate.settings`."""
 DEFAULT_MIN_TOKENS = 2_000
 DEFAULT_VERBATIM_MAX_TOKENS = 25_000
 """The defaults of :class:`~ctxgate.firewall.policy.FirewallPolicy` (a test holds them equal)."""
-_OPTIONS = {"--tool": "tool", "--session": "session", "--min-tokens": "min_tokens",
-            "--sandbox": "sandbox", "-c": "shell", "--shell": "shell"}
+_OPTIONS = {
+    "--tool": "tool",
+    "--session": "session",
+    "--min-tokens": "min_tokens",
+    "--sandbox": "sandbox",
+    "-c": "shell",
+    "--shell": "shell",
+}
 _SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 
 
-def threshold_bytes(min_tokens: int = DEFAULT_MIN_TOKENS,
-                    verbatim_max_tokens: int = DEFAULT_VERBATIM_MAX_TOKENS) -> int:
+def threshold_bytes(
+    min_tokens: int = DEFAULT_MIN_TOKENS, verbatim_max_tokens: int = DEFAULT_VERBATIM_MAX_TOKENS
+) -> int:
     """Outputs of fewer UTF-8 bytes than this are never digested: every threshold the
     decision can ask about (``min_tokens``, the ``verbatim_max_tokens`` ceiling) is at least
     this many tokens, and an output has at most one token per byte."""
@@ -113,13 +172,19 @@ class Child:
 
 def _parse(argv: list[str]) -> dict[str, Any] | None:
     """The options ``quick_run`` knows, or None for anything else (``--raw``, ``--help`` …)."""
-    opts: dict[str, Any] = {"tool": "shell", "session": None, "min_tokens": None,
-                            "sandbox": None, "shell": None, "argv": []}
+    opts: dict[str, Any] = {
+        "tool": "shell",
+        "session": None,
+        "min_tokens": None,
+        "sandbox": None,
+        "shell": None,
+        "argv": [],
+    }
     i = 0
     while i < len(argv):
         word = argv[i]
         if word == "--":
-            opts["argv"] = argv[i + 1:]
+            opts["argv"] = argv[i + 1 :]
             break
         if not word.startswith("-"):
             opts["argv"] = argv[i:]
@@ -268,7 +333,7 @@ def _write(fd: int, data: bytes | bytearray) -> None:
     view = memoryview(data)
     try:
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     except BrokenPipeError:
         pass  # `ctxgate run … | head`: the reader left
 
@@ -283,8 +348,9 @@ def quick_run(argv: list[str], *, environ: Any = None) -> int | None:
     opts = _parse(argv)
     if opts is None or not hasattr(os, "posix_spawnp") or not _default_settings(env):
         return None
-    limit = threshold_bytes(DEFAULT_MIN_TOKENS if opts["min_tokens"] is None
-                            else opts["min_tokens"])
+    limit = threshold_bytes(
+        DEFAULT_MIN_TOKENS if opts["min_tokens"] is None else opts["min_tokens"]
+    )
     if limit <= 0:
         return None
     if opts["shell"] is not None:
@@ -335,11 +401,25 @@ def quick_run(argv: list[str], *, environ: Any = None) -> int | None:
     if eof:
         os.close(fd)
         code = child.wait()
-    if (code is None or code < 0 or signals.forwarded is not None or len(buf) >= limit
-            or _may_hold_secret(buf)):
+    if (
+        code is None
+        or code < 0
+        or signals.forwarded is not None
+        or len(buf) >= limit
+        or _may_hold_secret(buf)
+    ):
         try:
-            return _continue(child, None if eof else fd, bytes(buf), opts, found, own_group,
-                             started, signals, exited_at)
+            return _continue(
+                child,
+                None if eof else fd,
+                bytes(buf),
+                opts,
+                found,
+                own_group,
+                started,
+                signals,
+                exited_at,
+            )
         finally:
             signals.restore()
     signals.restore()
@@ -365,9 +445,17 @@ def _sandbox_notes(found: Any, data: bytes | bytearray, code: int) -> tuple[str,
     return guard.notes(code)
 
 
-def _continue(child: Child, fd: int | None, head: bytes, opts: dict[str, Any], found: Any,
-              own_group: bool, started: float, signals: _Signals,
-              exited_at: float | None) -> int:
+def _continue(
+    child: Child,
+    fd: int | None,
+    head: bytes,
+    opts: dict[str, Any],
+    found: Any,
+    own_group: bool,
+    started: float,
+    signals: _Signals,
+    exited_at: float | None,
+) -> int:
     """Hand the running command, its pipe and the bytes read so far to the full firewall."""
     from ctxgate._launch import ensure_site
 
@@ -393,10 +481,21 @@ def _continue(child: Child, fd: int | None, head: bytes, opts: dict[str, Any], f
     archive, _ = open_archive(config.home, config.archive)
     try:
         result = resume_command(
-            child, fd, head, command=command, archive=archive, policy=config.firewall,
-            tool=opts["tool"], session_id=opts["session"], guard=guard, own_group=own_group,
-            started=started, forwarded=signals.forwarded, killed=signals.killed,
-            exited_at=exited_at)
+            child,
+            fd,
+            head,
+            command=command,
+            archive=archive,
+            policy=config.firewall,
+            tool=opts["tool"],
+            session_id=opts["session"],
+            guard=guard,
+            own_group=own_group,
+            started=started,
+            forwarded=signals.forwarded,
+            killed=signals.killed,
+            exited_at=exited_at,
+        )
     finally:
         archive.close()
     return result.exit_code

@@ -24,8 +24,9 @@ __all__ = ["CACHE_NAME", "Detected", "detected", "not_sandboxed_note", "runtime_
 CACHE_NAME = "sandbox-mechanism-v1"
 """The cache file's name in the runtime directory."""
 MECHANISMS_ENV = "CTXGATE_SANDBOX_MECHANISMS"
-ENTER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "sandbox", "_enter.py")
+ENTER_SCRIPT = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sandbox", "_enter.py"
+)
 _BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
 
@@ -55,8 +56,14 @@ def _key(env: Any) -> str | None:
             boot = fh.read().strip()
     except OSError:
         return None
-    parts = (boot, str(os.getuid()), sys.executable, ENTER_SCRIPT, env.get("PATH", ""),
-             env.get(MECHANISMS_ENV, "\0unset"))
+    parts = (
+        boot,
+        str(os.getuid()),
+        sys.executable,
+        ENTER_SCRIPT,
+        env.get("PATH", ""),
+        env.get(MECHANISMS_ENV, "\0unset"),
+    )
     return "\t".join(p.replace("\t", " ").replace("\n", " ") for p in parts)
 
 
@@ -72,8 +79,9 @@ def _private_dir(path: str) -> bool:
         st = os.lstat(path)
     except OSError:
         return False
-    return (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() \
-        and not st.st_mode & 0o077
+    return (
+        (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and not st.st_mode & 0o077
+    )
 
 
 def detected(env: Any = None) -> Detected:
@@ -100,8 +108,7 @@ def detected(env: Any = None) -> Detected:
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(f"{key}\n{found.mechanism or ''}\n"
-                         f"{found.why_not.replace(chr(10), ' ')}\n")
+                fh.write(f"{key}\n{found.mechanism or ''}\n{found.why_not.replace(chr(10), ' ')}\n")
             os.replace(tmp, path)
         except OSError:
             pass  # not remembered: the next run probes again

@@ -17,8 +17,13 @@ SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell"})
 """Harness tool names (lowercased) whose ``command`` is a shell string (a test holds this
 equal to ``handlers.SHELL_TOOLS``)."""
 
-_MARKERS = ("/ctxgate/_launch.py run ", "/ctxgate/_launch.py' run ", "\\ctxgate\\_launch.py run ",
-            "\\ctxgate\\_launch.py' run ", " -m ctxgate run ")
+_MARKERS = (
+    "/ctxgate/_launch.py run ",
+    "/ctxgate/_launch.py' run ",
+    "\\ctxgate\\_launch.py run ",
+    "\\ctxgate\\_launch.py' run ",
+    " -m ctxgate run ",
+)
 
 
 def is_wrapped(command: str) -> bool:
@@ -41,8 +46,11 @@ def skip_post(raw: bytes) -> bool:
         return False
     tool = data.get("tool_name")
     tool_input = data.get("tool_input")
-    if not isinstance(tool, str) or tool.lower() not in SHELL_TOOLS \
-            or not isinstance(tool_input, dict):
+    if (
+        not isinstance(tool, str)
+        or tool.lower() not in SHELL_TOOLS
+        or not isinstance(tool_input, dict)
+    ):
         return False
     command = tool_input.get("command")
     return isinstance(command, str) and is_wrapped(command)
