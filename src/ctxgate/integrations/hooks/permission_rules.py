@@ -1,0 +1,223 @@
+"""Claude Code's own ``Bash(…)`` permission rules, matched against the command the model wrote.
+
+Claude Code applies its permission rules to the command *after* a ``PreToolUse`` hook's
+``updatedInput`` (upstream report claude-code#65393). When the hook wraps ``make`` into
+``python -m ctxgate run -c make``, a user's ``Bash(make:*)`` deny or ask rule no longer
+matches, and an allow rule no longer spares the prompt. The hook therefore reads the rules
+itself, from the same settings files Claude Code reads, and matches them against the
+original command:
+
+- a **deny** or **ask** rule matches the command or any of its parts → the hook does not
+  rewrite it, so Claude Code's own rule applies to exactly what the user wrote (the output is
+  then digested after the fact by ``PostToolUse``);
+- every part matches an **allow** rule → the hook rewrites and says ``permissionDecision:
+  allow``, carrying the user's approval of the original over to the rewrite;
+- a settings file that exists but cannot be read or parsed → :data:`UNKNOWN`, and the hook
+  does not rewrite (it cannot tell whether a deny rule would have matched).
+
+Rules given on Claude Code's command line (``--settings``, ``--allowedTools``,
+``--disallowedTools``) are not visible to a hook process; docs/hooks.md says so.
+
+Pattern semantics follow Claude Code's documentation: ``Bash`` or ``Bash(*)`` is every
+command; ``Bash(prefix:*)`` is a prefix match; ``*`` elsewhere matches any run of characters
+(``Bash(ls *)`` matches ``ls -la`` and ``ls``, not ``lsof``); anything else is an exact match.
+A compound command is split at ``&&``, ``||``, ``;``, ``|`` and newlines; deny and ask rules
+are also tried with leading variable assignments and simple wrappers (``timeout 5``,
+``nice``, ``nohup``, ``env``, ``time``) removed, so the matching errs on the side of leaving
+the user's rule in charge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["UNKNOWN", "BashRules", "RuleMatch", "command_parts", "load_bash_rules",
+           "match_command", "rule_matches"]
+
+RuleMatch = Literal["deny", "ask", "allow", "unknown"]
+UNKNOWN: RuleMatch = "unknown"
+
+MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+
+_RULE = re.compile(r"^\s*Bash\s*(?:\((?P<pattern>.*)\))?\s*$", re.DOTALL)
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"(?:[^\"\\]|\\.)*\"|\S*)\s+")
+_WRAPPER = re.compile(
+    r"^(?:(?:timeout|gtimeout)\s+(?:-[A-Za-z-]+(?:=\S+)?\s+)*\d+[smhd]?|nice(?:\s+-n\s*-?\d+)?"
+    r"|nohup|time|env(?:\s+-i)?|command|builtin)\s+")
+
+
+@dataclass(frozen=True)
+class BashRules:
+    """The ``Bash(…)`` patterns of every settings file Claude Code reads, by list."""
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
+    """Settings files that exist but could not be read or parsed (paths)."""
+
+
+def settings_files(cwd: str | None, env: dict[str, str] | None = None) -> list[Path]:
+    """The settings files Claude Code reads, in no particular order (all lists are unions)."""
+    env = dict(os.environ) if env is None else env
+    config_dir = env.get("CLAUDE_CONFIG_DIR") or str(Path(env.get("HOME") or "~").expanduser()
+                                                     / ".claude")
+    project = env.get("CLAUDE_PROJECT_DIR") or cwd
+    files = [MANAGED_SETTINGS, Path(config_dir) / "settings.json"]
+    if project:
+        files += [Path(project) / ".claude" / "settings.json",
+                  Path(project) / ".claude" / "settings.local.json"]
+    return files
+
+
+def load_bash_rules(cwd: str | None, env: dict[str, str] | None = None) -> BashRules:
+    """Read the ``Bash`` rules of every settings file that exists (missing files add nothing)."""
+    lists: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
+    unreadable: list[str] = []
+    for path in settings_files(cwd, env):
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError:
+            unreadable.append(str(path))
+            continue
+        parsed = _parse(raw)
+        if parsed is None:
+            unreadable.append(str(path))
+            continue
+        for key, patterns in parsed.items():
+            lists[key].extend(patterns)
+    return BashRules(allow=tuple(lists["allow"]), ask=tuple(lists["ask"]),
+                     deny=tuple(lists["deny"]), unreadable=tuple(unreadable))
+
+
+@lru_cache(maxsize=16)
+def _parse(raw: bytes) -> dict[str, tuple[str, ...]] | None:
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    perms = data.get("permissions", {})
+    if not isinstance(perms, dict):
+        return None
+    out: dict[str, tuple[str, ...]] = {}
+    for key in ("allow", "ask", "deny"):
+        items = perms.get(key, [])
+        if not isinstance(items, list):
+            return None
+        patterns = []
+        for item in items:
+            if not isinstance(item, str):
+                return None
+            m = _RULE.match(item)
+            if m:
+                patterns.append("*" if m.group("pattern") is None else m.group("pattern"))
+        out[key] = tuple(patterns)
+    return out
+
+
+def rule_matches(pattern: str, command: str) -> bool:
+    """Whether one ``Bash(pattern)`` rule matches one command (already stripped)."""
+    pattern = pattern.strip()
+    if pattern in ("", "*"):
+        return pattern == "*"
+    if pattern.endswith(":*"):
+        return command.startswith(pattern[:-2])
+    if "*" not in pattern:
+        return command == pattern
+    regex = "".join(".*" if piece == "*" else re.escape(piece)
+                    for piece in re.split(r"(\*)", pattern))
+    if pattern.endswith(" *"):  # `ls *` also covers a bare `ls`
+        bare = pattern[:-2]
+        if command == bare:
+            return True
+    return re.fullmatch(regex, command, flags=re.DOTALL) is not None
+
+
+def command_parts(command: str) -> list[str]:
+    """``command`` split at top-level ``&&``, ``||``, ``;``, ``|``, ``&`` and newlines
+    (quotes, ``$( … )`` and backslash escapes respected); empty parts dropped."""
+    parts: list[str] = []
+    buf: list[str] = []
+    i, n = 0, len(command)
+    quote = ""
+    depth = 0
+    while i < n:
+        ch = command[i]
+        if quote:
+            buf.append(ch)
+            if ch == "\\" and quote == '"' and i + 1 < n:
+                buf.append(command[i + 1])
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+            i += 1
+            continue
+        if ch == "\\" and i + 1 < n:
+            buf.append(command[i:i + 2])
+            i += 2
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch == "&" and (command[i - 1:i] in (">", "<")
+                                           or command[i + 1:i + 2] == ">"):
+            pass  # `2>&1`, `&>file`: a redirection, not a list operator
+        elif depth == 0 and ch in ";|&\n":
+            parts.append("".join(buf))
+            buf = []
+            i += 2 if command[i:i + 2] in ("&&", "||", ";;", "|&") else 1
+            continue
+        buf.append(ch)
+        i += 1
+    parts.append("".join(buf))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _variants(part: str) -> list[str]:
+    """``part`` and the forms left after removing leading assignments and simple wrappers."""
+    out = [part]
+    current = part
+    for _ in range(8):
+        stripped = _ASSIGN.sub("", current, count=1)
+        stripped = _WRAPPER.sub("", stripped, count=1)
+        if stripped == current:
+            break
+        current = stripped.strip()
+        if current:
+            out.append(current)
+    return out
+
+
+def match_command(command: str, rules: BashRules) -> RuleMatch | None:
+    """The rule list that decides ``command`` for Claude Code, as far as a hook can tell.
+
+    ``deny``/``ask`` when a rule of that list matches the whole command or any part (deny
+    first); ``allow`` when every part matches an allow rule; :data:`UNKNOWN` when a settings
+    file could not be read; ``None`` when no rule speaks.
+    """
+    if rules.unreadable:
+        return UNKNOWN
+    whole = command.strip()
+    parts = command_parts(whole) or [whole]
+    candidates = [whole] + [v for p in parts for v in _variants(p)]
+    for kind, patterns in (("deny", rules.deny), ("ask", rules.ask)):
+        if any(rule_matches(p, c) for p in patterns for c in candidates):
+            return kind  # type: ignore[return-value]
+    # an allow rule must match each part by itself: `Bash(cd *)` must not allow `cd x && rm y`
+    if rules.allow and all(any(rule_matches(p, part) for p in rules.allow) for part in parts):
+        return "allow"
+    return None
