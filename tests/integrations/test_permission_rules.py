@@ -11,6 +11,7 @@ from ctxgate.integrations.hooks.permission_rules import (
     BashRules,
     command_parts,
     load_bash_rules,
+    load_codex_rules,
     match_command,
     rule_matches,
 )
@@ -88,3 +89,41 @@ def test_a_settings_file_that_cannot_be_parsed_makes_the_answer_unknown(tmp_path
     assert match_command("ls", rules) == "unknown"
     _settings(proj / ".claude" / "settings.json", {"deny": "Bash(rm:*)"})  # not a list
     assert match_command("ls", load_bash_rules(str(proj), {"HOME": str(tmp_path)})) == "unknown"
+
+
+def _codex_rules(directory: Path, text: str) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "default.rules").write_text(text, encoding="utf-8")
+
+
+def test_codex_prefix_rules_from_codex_home_and_project_parents(tmp_path: Path) -> None:
+    home, proj = tmp_path / "codex-home", tmp_path / "repo"
+    _codex_rules(home / "rules", 'prefix_rule(pattern=["git", ["push", "fetch"]], '
+                 'decision="prompt", match=[["git", "push"]])\n'
+                 'host_executable(name="git", paths=["/usr/bin/git"])\n')
+    _codex_rules(proj / ".codex" / "rules",
+                 'prefix_rule(\n    pattern = ["./build.sh"],\n    decision = "forbidden",\n'
+                 '    justification = "no builds here",\n)\nprefix_rule(pattern=["ls"])\n')
+    (proj / "sub").mkdir()
+    rules = load_codex_rules(str(proj / "sub"), {"CODEX_HOME": str(home)})
+    assert rules.unreadable == ()
+    assert match_command("cd sub && ./build.sh --fast", rules) == "deny"
+    assert match_command("git fetch origin", rules) == "ask"
+    assert match_command("git status", rules) is None
+    assert match_command("ls -la", rules) == "allow"
+    assert match_command("'./build.sh'", rules) == "deny"  # the shell's words, not the text
+
+
+@pytest.mark.parametrize("text", [
+    "import os\n",
+    "prefix_rule(pattern=[name], decision='forbidden')\n",
+    "prefix_rule(pattern=['rm'], decision='maybe')\n",
+    "prefix_rule(pattern=[], decision='forbidden')\n",
+    "prefix_rule(pattern=['rm'\n",
+    "x = 1\n",
+])
+def test_a_codex_rules_file_ctxgate_cannot_read_whole_makes_the_answer_unknown(
+        tmp_path: Path, text: str) -> None:
+    _codex_rules(tmp_path / "rules", text)
+    rules = load_codex_rules(None, {"CODEX_HOME": str(tmp_path)})
+    assert match_command("ls", rules) == "unknown"

@@ -174,6 +174,11 @@ class Codex(Harness):
             "updatedInput": updated_input,
         }}
 
+    def own_rule(self, command: str, cwd: str | None) -> str | None:
+        from ctxgate.integrations.hooks.permission_rules import load_codex_rules, match_command
+
+        return match_command(command, load_codex_rules(cwd))
+
     def replace_output(self, tool: str, tool_response: Any, digest: str) -> dict[str, Any] | None:
         if not tool.lower().startswith("mcp__"):
             return None  # Codex's PostToolUse can replace only an MCP tool's result

@@ -1,4 +1,6 @@
-"""Claude Code's own ``Bash(…)`` permission rules, matched against the command the model wrote.
+"""The harness's own command rules, matched against the command the model wrote.
+
+Claude Code's ``Bash(…)`` permission rules and Codex's execpolicy ``prefix_rule`` calls.
 
 Claude Code applies its permission rules to the command *after* a ``PreToolUse`` hook's
 ``updatedInput`` (upstream report claude-code#65393). When the hook wraps ``make`` into
@@ -15,6 +17,14 @@ original command:
 - a settings file that exists but cannot be read or parsed → :data:`UNKNOWN`, and the hook
   does not rewrite (it cannot tell whether a deny rule would have matched).
 
+Codex does the same with its ``.rules`` files (``prefix_rule(pattern=[…], decision=…)``,
+measured: a ``forbidden`` rule for ``./build.sh`` stopped the plain call and not the
+rewritten one). :func:`load_codex_rules` reads ``$CODEX_HOME/rules/*.rules`` and the
+``.codex/rules/*.rules`` of the working directory and its parents, parsing each file as a
+Python expression tree (Starlark's syntax) without running it; ``forbidden`` counts as deny,
+``prompt`` as ask. A file with anything but top-level calls (``prefix_rule`` with literal
+arguments, ``host_executable`` …) is unreadable (:data:`UNKNOWN`).
+
 Rules given on Claude Code's command line (``--settings``, ``--allowedTools``,
 ``--disallowedTools``) are not visible to a hook process; docs/hooks.md says so.
 
@@ -29,16 +39,18 @@ the user's rule in charge.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 __all__ = ["UNKNOWN", "BashRules", "RuleMatch", "command_parts", "load_bash_rules",
-           "match_command", "rule_matches"]
+           "load_codex_rules", "match_command", "rule_matches"]
 
 RuleMatch = Literal["deny", "ask", "allow", "unknown"]
 UNKNOWN: RuleMatch = "unknown"
@@ -54,13 +66,20 @@ _WRAPPER = re.compile(
 
 @dataclass(frozen=True)
 class BashRules:
-    """The ``Bash(…)`` patterns of every settings file Claude Code reads, by list."""
+    """The command patterns of every rules file the harness reads, by list.
 
-    allow: tuple[str, ...] = ()
-    ask: tuple[str, ...] = ()
-    deny: tuple[str, ...] = ()
+    A pattern is a string in Claude Code's ``Bash(…)`` syntax, or a tuple of token
+    alternatives (one ``frozenset`` of words per position) for a Codex ``prefix_rule``.
+    """
+
+    allow: tuple[str | TokenPattern, ...] = ()
+    ask: tuple[str | TokenPattern, ...] = ()
+    deny: tuple[str | TokenPattern, ...] = ()
     unreadable: tuple[str, ...] = ()
-    """Settings files that exist but could not be read or parsed (paths)."""
+    """Rules files that exist but could not be read or parsed (paths)."""
+
+
+TokenPattern = tuple[frozenset[str], ...]
 
 
 def settings_files(cwd: str | None, env: dict[str, str] | None = None) -> list[Path]:
@@ -125,8 +144,11 @@ def _parse(raw: bytes) -> dict[str, tuple[str, ...]] | None:
     return out
 
 
-def rule_matches(pattern: str, command: str) -> bool:
-    """Whether one ``Bash(pattern)`` rule matches one command (already stripped)."""
+def rule_matches(pattern: str | TokenPattern, command: str) -> bool:
+    """Whether one rule matches one command (already stripped): a ``Bash(pattern)`` string,
+    or a Codex token prefix (the command's words, as the shell splits them)."""
+    if isinstance(pattern, tuple):
+        return _prefix_matches(pattern, command)
     pattern = pattern.strip()
     if pattern in ("", "*"):
         return pattern == "*"
@@ -221,3 +243,86 @@ def match_command(command: str, rules: BashRules) -> RuleMatch | None:
     if rules.allow and all(any(rule_matches(p, part) for p in rules.allow) for part in parts):
         return "allow"
     return None
+
+
+def _prefix_matches(pattern: TokenPattern, command: str) -> bool:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    return len(words) >= len(pattern) and all(
+        word in options for word, options in zip(words, pattern, strict=False))
+
+
+def codex_rules_files(cwd: str | None, env: dict[str, str] | None = None) -> list[Path]:
+    """``$CODEX_HOME/rules/*.rules`` and ``.codex/rules/*.rules`` from ``cwd`` up to ``/``."""
+    env = dict(os.environ) if env is None else env
+    home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or "~").expanduser() / ".codex")
+    dirs = [home / "rules"]
+    if cwd:
+        here = Path(cwd)
+        dirs += [d / ".codex" / "rules" for d in (here, *here.parents)]
+    files: list[Path] = []
+    for d in dirs:
+        try:
+            files += sorted(p for p in d.iterdir() if p.suffix == ".rules")
+        except OSError:
+            continue
+    return files
+
+
+def load_codex_rules(cwd: str | None, env: dict[str, str] | None = None) -> BashRules:
+    """The ``prefix_rule`` calls of every Codex rules file: forbidden → deny, prompt → ask."""
+    lists: dict[str, list[str | TokenPattern]] = {"allow": [], "ask": [], "deny": []}
+    unreadable: list[str] = []
+    for path in codex_rules_files(cwd, env):
+        try:
+            rules = _parse_codex(path.read_bytes())
+        except OSError:
+            rules = None
+        if rules is None:
+            unreadable.append(str(path))
+            continue
+        for kind, pattern in rules:
+            lists[kind].append(pattern)
+    return BashRules(allow=tuple(lists["allow"]), ask=tuple(lists["ask"]),
+                     deny=tuple(lists["deny"]), unreadable=tuple(unreadable))
+
+
+_CODEX_DECISION = {"allow": "allow", "prompt": "ask", "forbidden": "deny"}
+
+
+@lru_cache(maxsize=16)
+def _parse_codex(raw: bytes) -> tuple[tuple[str, TokenPattern], ...] | None:
+    """``(kind, pattern)`` of each ``prefix_rule`` call; ``None`` for anything else."""
+    try:
+        tree = ast.parse(raw.decode("utf-8"), mode="exec")
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return None
+    found: list[tuple[str, TokenPattern]] = []
+    for stmt in tree.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            return None
+        if call.func.id != "prefix_rule":
+            continue  # host_executable(…) and future shapes: not command rules
+        try:
+            args = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+        except (ValueError, TypeError, SyntaxError):
+            return None
+        if call.args:
+            try:
+                args.setdefault("pattern", ast.literal_eval(call.args[0]))
+            except (ValueError, TypeError, SyntaxError):
+                return None
+        pattern, decision = args.get("pattern"), args.get("decision", "allow")
+        if not isinstance(pattern, list) or not pattern or decision not in _CODEX_DECISION:
+            return None
+        tokens: list[frozenset[str]] = []
+        for item in pattern:
+            options = item if isinstance(item, list) else [item]
+            if not options or not all(isinstance(o, str) for o in options):
+                return None
+            tokens.append(frozenset(options))
+        found.append((_CODEX_DECISION[decision], tuple(tokens)))
+    return tuple(found)
