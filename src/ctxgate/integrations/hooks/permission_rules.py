@@ -31,10 +31,11 @@ Rules given on Claude Code's command line (``--settings``, ``--allowedTools``,
 Pattern semantics follow Claude Code's documentation: ``Bash`` or ``Bash(*)`` is every
 command; ``Bash(prefix:*)`` is a prefix match; ``*`` elsewhere matches any run of characters
 (``Bash(ls *)`` matches ``ls -la`` and ``ls``, not ``lsof``); anything else is an exact match.
-A compound command is split at ``&&``, ``||``, ``;``, ``|`` and newlines; deny and ask rules
-are also tried with leading variable assignments and simple wrappers (``timeout 5``,
-``nice``, ``nohup``, ``env``, ``time``) removed, so the matching errs on the side of leaving
-the user's rule in charge.
+A command is split into its simple commands by the shared shell scanner
+(:mod:`ctxgate.shell`: list operators, pipes, subshells, substitutions, ``sh -c`` bodies);
+each is tried as written and without its leading assignments and wrappers (``sudo``,
+``timeout 5``, ``nice``, ``env`` …). A deny or ask rule may match any of these texts or the
+whole command, so the matching errs on the side of leaving the user's rule in charge.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from ctxgate.shell import parse_command
+
 __all__ = ["UNKNOWN", "BashRules", "RuleMatch", "command_parts", "load_bash_rules",
            "load_codex_rules", "match_command", "rule_matches"]
 
@@ -58,12 +61,6 @@ UNKNOWN: RuleMatch = "unknown"
 MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
 
 _RULE = re.compile(r"^\s*Bash\s*(?:\((?P<pattern>.*)\))?\s*$", re.DOTALL)
-_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"(?:[^\"\\]|\\.)*\"|\S*)\s+")
-_WRAPPER = re.compile(
-    r"^(?:(?:timeout|gtimeout)\s+(?:-[A-Za-z-]+(?:=\S+)?\s+)*\d+[smhd]?|nice(?:\s+-n\s*-?\d+)?"
-    r"|nohup|time|env(?:\s+-i)?|command|builtin)\s+")
-
-
 @dataclass(frozen=True)
 class BashRules:
     """The command patterns of every rules file the harness reads, by list.
@@ -166,61 +163,26 @@ def rule_matches(pattern: str | TokenPattern, command: str) -> bool:
 
 
 def command_parts(command: str) -> list[str]:
-    """``command`` split at top-level ``&&``, ``||``, ``;``, ``|``, ``&`` and newlines
-    (quotes, ``$( … )`` and backslash escapes respected); empty parts dropped."""
-    parts: list[str] = []
-    buf: list[str] = []
-    i, n = 0, len(command)
-    quote = ""
-    depth = 0
-    while i < n:
-        ch = command[i]
-        if quote:
-            buf.append(ch)
-            if ch == "\\" and quote == '"' and i + 1 < n:
-                buf.append(command[i + 1])
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-            i += 1
-            continue
-        if ch == "\\" and i + 1 < n:
-            buf.append(command[i:i + 2])
-            i += 2
-            continue
-        if ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif depth == 0 and ch == "&" and (command[i - 1:i] in (">", "<")
-                                           or command[i + 1:i + 2] == ">"):
-            pass  # `2>&1`, `&>file`: a redirection, not a list operator
-        elif depth == 0 and ch in ";|&\n":
-            parts.append("".join(buf))
-            buf = []
-            i += 2 if command[i:i + 2] in ("&&", "||", ";;", "|&") else 1
-            continue
-        buf.append(ch)
-        i += 1
-    parts.append("".join(buf))
-    return [p.strip() for p in parts if p.strip()]
+    """The source text of each top-level simple command of ``command`` (split at ``&&``,
+    ``||``, ``;``, ``|``, ``&`` and newlines, quotes and redirections respected), as the shared
+    shell scanner (:func:`ctxgate.shell.parse_command`, without bashlex) finds them."""
+    parsed = parse_command(command, use_bashlex=False)
+    return [seg.raw.strip() for seg in parsed.segments if seg.context == "top" and seg.raw.strip()]
 
 
-def _variants(part: str) -> list[str]:
-    """``part`` and the forms left after removing leading assignments and simple wrappers."""
-    out = [part]
-    current = part
-    for _ in range(8):
-        stripped = _ASSIGN.sub("", current, count=1)
-        stripped = _WRAPPER.sub("", stripped, count=1)
-        if stripped == current:
-            break
-        current = stripped.strip()
-        if current:
-            out.append(current)
+def _candidates(command: str) -> list[list[str]]:
+    """Per simple command (nested ones included), the texts a rule may match: as written,
+    and without its leading assignments and wrappers (``FOO=1 timeout 5 rm x`` → ``rm x``)."""
+    parsed = parse_command(command, use_bashlex=False)
+    out: list[list[str]] = []
+    for seg in parsed.segments:
+        texts = [seg.raw.strip()] if seg.raw.strip() else []
+        if seg.argv:
+            bare = " ".join(seg.argv)
+            if bare not in texts:
+                texts.append(bare)
+        if texts:
+            out.append(texts)
     return out
 
 
@@ -234,13 +196,14 @@ def match_command(command: str, rules: BashRules) -> RuleMatch | None:
     if rules.unreadable:
         return UNKNOWN
     whole = command.strip()
-    parts = command_parts(whole) or [whole]
-    candidates = [whole] + [v for p in parts for v in _variants(p)]
+    parts = _candidates(whole) or [[whole]]
+    texts = [whole] + [t for part in parts for t in part]
     for kind, patterns in (("deny", rules.deny), ("ask", rules.ask)):
-        if any(rule_matches(p, c) for p in patterns for c in candidates):
+        if any(rule_matches(p, t) for p in patterns for t in texts):
             return kind  # type: ignore[return-value]
     # an allow rule must match each part by itself: `Bash(cd *)` must not allow `cd x && rm y`
-    if rules.allow and all(any(rule_matches(p, part) for p in rules.allow) for part in parts):
+    if rules.allow and all(any(rule_matches(p, t) for p in rules.allow for t in part)
+                           for part in parts):
         return "allow"
     return None
 
