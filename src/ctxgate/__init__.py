@@ -12,6 +12,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "Archive": "ctxgate.archive",
     "Config": "ctxgate.settings",
+    "Ctxgate": "ctxgate.app",
     "CtxgateError": "ctxgate.errors",
     "load_config": "ctxgate.settings",
 }
