@@ -45,6 +45,9 @@ class Ctxgate:
         consume_grants: ``False`` for a dry run (``gate check``): a one-time ``gate
             approve`` grant is seen but not used up.
         gated: ``False`` builds no gate (:attr:`gate` is then ``None``).
+        failsafe_archive: an archive that cannot be opened is replaced by one whose every
+            operation fails (runs and digests go on unarchived, and say so) instead of
+            raising; :meth:`run` and :meth:`firewall` always work that way.
 
     Example::
 
@@ -64,6 +67,7 @@ class Ctxgate:
         approver: Any = None,
         consume_grants: bool = True,
         gated: bool = True,
+        failsafe_archive: bool = False,
     ) -> None:
         self._config = config
         self._settings = {k: dict(v) for k, v in (settings or {}).items()}
@@ -71,6 +75,7 @@ class Ctxgate:
         self._approver = approver
         self._consume_grants = consume_grants
         self._gated = gated
+        self._failsafe = failsafe_archive
         self._gate: ToolGate | None = None
         self._gate_built = False
         self._archive: Archive | None = None
@@ -97,19 +102,27 @@ class Ctxgate:
     @property
     def archive(self) -> Archive:
         """The home's archive, opened on first use and kept until :meth:`close` (raises
-        :class:`~ctxgate.errors.StoreUnavailable` when it cannot be opened)."""
+        :class:`~ctxgate.errors.StoreUnavailable` when it cannot be opened, unless built with
+        ``failsafe_archive``)."""
         if self._archive is None:
-            from ctxgate.archive.archive import Archive
-
-            self._archive = Archive.open(self.config.home, self.config.archive)
+            self._archive = self._open(self._failsafe)
         return self._archive
 
-    def open_archive(self, *, failsafe: bool = False) -> AbstractContextManager[Archive]:
+    def _open(self, failsafe: bool) -> Archive:
+        if failsafe:
+            from ctxgate.archive.failure import open_archive
+
+            return open_archive(self.config.home, self.config.archive)[0]
+        from ctxgate.archive.archive import Archive
+
+        return Archive.open(self.config.home, self.config.archive)
+
+    def open_archive(self, *, failsafe: bool | None = None) -> AbstractContextManager[Archive]:
         """A context manager over an archive for one operation: :attr:`archive` when it is
         open (left open), else a new one closed at the end (one per thread is safe).
 
-        ``failsafe``: an archive that cannot be opened is replaced by one whose every
-        operation fails, so a run or a digest goes on unarchived (and says so).
+        ``failsafe`` (default: as built): an archive that cannot be opened is replaced by one
+        whose every operation fails, so a run or a digest goes on unarchived (and says so).
         """
         import contextlib
 
@@ -118,14 +131,7 @@ class Ctxgate:
             if self._archive is not None:
                 yield self._archive
                 return
-            if failsafe:
-                from ctxgate.archive.failure import open_archive
-
-                archive, _ = open_archive(self.config.home, self.config.archive)
-            else:
-                from ctxgate.archive.archive import Archive
-
-                archive = Archive.open(self.config.home, self.config.archive)
+            archive = self._open(self._failsafe if failsafe is None else failsafe)
             try:
                 yield archive
             finally:
