@@ -3,7 +3,8 @@
 Built from the settings (``load_config``), it owns the archive, the audit log and a lazily
 built tool gate, and has one method per command: :meth:`~Ctxgate.expand`,
 :meth:`~Ctxgate.read`, :meth:`~Ctxgate.list`, :meth:`~Ctxgate.search`, :meth:`~Ctxgate.check`
-(judge one call), :meth:`~Ctxgate.run`, :meth:`~Ctxgate.firewall`, :meth:`~Ctxgate.bound`.
+(judge one call), :meth:`~Ctxgate.approve`, :meth:`~Ctxgate.run`, :meth:`~Ctxgate.firewall`,
+:meth:`~Ctxgate.bound`.
 The typer CLI, the argparse fast paths, the hooks and the MCP server and proxy only turn
 their input into these calls and the results (or :mod:`ctxgate.app.errors`) into their
 output, so the gate is assembled in one place.
@@ -247,6 +248,49 @@ class Ctxgate:
             user_request=request,
             conversation=conversation,
         )
+
+    def approve(self, call_id: str) -> tuple[str, str]:
+        """``ctxgate gate approve``: let one recorded denied (or asked) call run once more.
+
+        ``call_id`` is an audit row id or a hex prefix (at least 6 digits) of the call's args
+        sha256. Returns ``(tool, args_sha256)`` of the call granted.
+
+        Raises:
+            UsageError: ``call_id`` is neither, matches no recorded decision, or matches
+                several different calls.
+        """
+        import re
+
+        from ctxgate.errors import UsageError
+        from ctxgate.gate.grants import GrantStore
+
+        audit = self.audit
+        if call_id.isdigit() and len(call_id) < 6:
+            rows = audit.query(row_id=int(call_id), limit=1)
+        elif re.fullmatch(r"[0-9a-fA-F]{6,64}", call_id):
+            rows = audit.query(args_prefix=call_id, limit=200)
+            if not rows and call_id.isdigit():
+                rows = audit.query(row_id=int(call_id), limit=1)
+        else:
+            raise UsageError(
+                f"{call_id!r} is neither an audit row id nor a hex prefix of an "
+                "args sha256 (at least 6 digits); see `ctxgate gate log`"
+            )
+        calls = sorted({(r.tool, r.args_sha256) for r in rows})
+        if not calls:
+            raise UsageError(
+                f"no recorded gate decision matches {call_id!r}; see `ctxgate gate "
+                "log --verdict deny` for the ids"
+            )
+        if len(calls) > 1:
+            shown = ", ".join(f"{t} {h[:12]}" for t, h in calls[:5])
+            raise UsageError(
+                f"{call_id!r} matches {len(calls)} different calls ({shown}); give "
+                "more digits of the sha256 or the audit row id"
+            )
+        tool, digest = calls[0]
+        GrantStore.in_home(self.config.home).grant(tool, digest)
+        return tool, digest
 
     def run(self, argv: Sequence[str] | None = None, **options: Any) -> Any:
         """``ctxgate run``: run a command through the firewall (keywords of

@@ -38,11 +38,10 @@ def parse_duration(text: str) -> float:
 
 
 def _open():
-    from ctxgate.archive.archive import Archive
-    from ctxgate.cli._options import build_config
+    """The home's archive for one command (closed when the ``with`` block ends)."""
+    from ctxgate.app.application import Ctxgate
 
-    config = build_config()
-    return Archive.open(config.home, config.archive)
+    return Ctxgate().open_archive()
 
 
 def _age(seconds: float) -> str:

@@ -131,33 +131,11 @@ def approve(
         ctxgate gate approve 3f2a9c01be77
     """
     import json
-    import re
 
     from ctxgate.app.application import Ctxgate
-    from ctxgate.errors import UsageError
-    from ctxgate.gate.grants import GrantStore
 
     with Ctxgate() as app:
-        audit = app.audit
-        if call_id.isdigit() and len(call_id) < 6:
-            rows = audit.query(row_id=int(call_id), limit=1)
-        elif re.fullmatch(r"[0-9a-fA-F]{6,64}", call_id):
-            rows = audit.query(args_prefix=call_id, limit=200)
-            if not rows and call_id.isdigit():
-                rows = audit.query(row_id=int(call_id), limit=1)
-        else:
-            raise UsageError(f"{call_id!r} is neither an audit row id nor a hex prefix of an "
-                             "args sha256 (at least 6 digits); see `ctxgate gate log`")
-    calls = sorted({(r.tool, r.args_sha256) for r in rows})
-    if not calls:
-        raise UsageError(f"no recorded gate decision matches {call_id!r}; see `ctxgate gate "
-                         "log --verdict deny` for the ids")
-    if len(calls) > 1:
-        shown = ", ".join(f"{t} {h[:12]}" for t, h in calls[:5])
-        raise UsageError(f"{call_id!r} matches {len(calls)} different calls ({shown}); give "
-                         "more digits of the sha256 or the audit row id")
-    tool, digest = calls[0]
-    GrantStore.in_home(app.config.home).grant(tool, digest)
+        tool, digest = app.approve(call_id)
     if json_out:
         typer.echo(json.dumps({"tool": tool, "args_sha256": digest, "approved_runs": 1}))
     else:
