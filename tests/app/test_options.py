@@ -142,3 +142,12 @@ def test_from_mcp_maps_names_and_refuses_what_the_schema_does_not_offer() -> Non
         options.from_mcp(SEARCH, {"limit": 3})
     with pytest.raises(UsageError, match="'limit' must be an integer"):
         options.from_mcp(LIST, {"limit": True})
+
+
+def test_declared_bounds_are_the_librarys() -> None:
+    from ctxgate.archive.search import MAX_LIMIT
+    from ctxgate.archive.views import MIN_VIEW_TOKENS
+
+    assert EXPAND.option("max_tokens").minimum == MIN_VIEW_TOKENS
+    assert tools.EXPAND_SCHEMA["properties"]["max_tokens"]["minimum"] == MIN_VIEW_TOKENS
+    assert LIST.option("limit").maximum == SEARCH.option("limit").maximum == MAX_LIMIT

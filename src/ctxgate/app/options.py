@@ -210,7 +210,7 @@ EXPAND = Command(
             int,
             help="Token budget of the view [default: archive.expand_max_tokens, 4000].",
             mcp_help="View budget in tokens (default 4000).",
-            minimum=1,
+            minimum=100,  # ctxgate.archive.views.MIN_VIEW_TOKENS (a test holds them equal)
         ),
         Option(
             "json_output",
