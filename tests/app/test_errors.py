@@ -78,3 +78,20 @@ def test_both_cli_paths_exit_with_the_table_code(argv: list[str], code: int, kin
     )
     assert out.returncode == code, out.stderr
     assert out.stderr.startswith(f"ctxgate: {kind}: ")
+
+
+def test_the_cli_and_the_mcp_server_report_one_failure_alike(clean_environ, capsys) -> None:
+    """The same bad expand call: the argparse CLI and the MCP tool name the same error kind
+    and message (one ``ctxgate: `` prefix apart), from the one table."""
+    import anyio
+
+    from ctxgate.app import Ctxgate
+    from ctxgate.cli.fast import expand_main
+    from ctxgate.integrations.mcp.server import expand_result
+
+    assert expand_main(["0000aaaa", "--lines", "1:2"]) == 2
+    cli = capsys.readouterr().err.strip()
+    result = anyio.run(expand_result, Ctxgate(), {"id": "0000aaaa", "lines": "1:2"})
+    assert result.is_error
+    assert cli == f"ctxgate: {result.content[0].text}"
+    assert cli.startswith("ctxgate: EntryNotFound: no archive entry 0000aaaa")
