@@ -151,3 +151,15 @@ def test_declared_bounds_are_the_librarys() -> None:
     assert EXPAND.option("max_tokens").minimum == MIN_VIEW_TOKENS
     assert tools.EXPAND_SCHEMA["properties"]["max_tokens"]["minimum"] == MIN_VIEW_TOKENS
     assert LIST.option("limit").maximum == SEARCH.option("limit").maximum == MAX_LIMIT
+
+
+def test_the_mcp_run_tool_offers_a_subset_of_ctxgate_run() -> None:
+    """``run``'s options are declared by cli/run.py and its argparse twin (held equal in
+    tests/cli/test_fast.py); the MCP ``run`` tool offers some of them, with the same types
+    (``command`` is ``--shell``)."""
+    cli = typer_shape(("run",))
+    schema = tools.RUN_SCHEMA["properties"]
+    renamed = {"command": "shell"}
+    for prop, spec in schema.items():
+        kind, _default, _flags = cli[renamed.get(prop, prop)]
+        assert _JSON_TYPES[spec["type"]] is kind, prop
