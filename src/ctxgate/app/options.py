@@ -12,8 +12,6 @@ Standard library only: the argparse fast path imports this before anything heavy
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the fast path must not import typing
 if TYPE_CHECKING:
     import argparse
@@ -33,32 +31,61 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
 class Option:
     """One option (or the positional argument) of a command.
 
     ``name`` is the library keyword (:meth:`ctxgate.app.Ctxgate.expand` takes it);
     ``flags`` the CLI spellings (empty: a positional argument); ``kind`` one of ``str``,
-    ``int``, ``float``, ``bool`` (a flag); ``mcp`` the MCP / adapter argument name (``""``:
-    the same as ``name``; ``None``: a CLI-only option such as an output format).
+    ``int``, ``float``, ``bool`` (a flag); ``default`` the value when not given; ``help``
+    the CLI help; ``mcp`` the MCP / adapter argument name (``""``: the same as ``name``;
+    ``None``: a CLI-only option such as an output format); ``mcp_help`` the MCP description
+    when it differs from ``help`` (which names CLI flags; ``""``: none); ``minimum`` and
+    ``maximum`` the bounds the schema states; ``many``: a positional argument of several
+    words (CLI), joined by spaces, one string in MCP; ``cli=False``: offered to the model
+    only.
+
+    A plain class rather than a dataclass: this module is imported by the argparse fast
+    path, where generating dataclass methods is a measurable share of the start.
     """
 
-    name: str
-    flags: tuple[str, ...]
-    kind: type
-    default: Any = None
-    help: str = ""
-    mcp: str | None = ""
-    mcp_help: str | None = None
-    """The MCP description when it differs from ``help`` (which names CLI flags); ``""``:
-    none."""
-    minimum: int | None = None
-    maximum: int | None = None
-    metavar: str | None = None
-    many: bool = False
-    """A positional argument of several words (CLI), joined by spaces; one string in MCP."""
-    cli: bool = True
-    """False: offered to the model only (no CLI option)."""
+    __slots__ = (
+        "cli",
+        "default",
+        "flags",
+        "help",
+        "kind",
+        "many",
+        "maximum",
+        "mcp",
+        "mcp_help",
+        "metavar",
+        "minimum",
+        "name",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        flags: tuple[str, ...],
+        kind: type,
+        default: Any = None,
+        *,
+        help: str = "",
+        mcp: str | None = "",
+        mcp_help: str | None = None,
+        minimum: int | None = None,
+        maximum: int | None = None,
+        metavar: str | None = None,
+        many: bool = False,
+        cli: bool = True,
+    ) -> None:
+        self.name, self.flags, self.kind, self.default = name, flags, kind, default
+        self.help, self.mcp, self.mcp_help = help, mcp, mcp_help
+        self.minimum, self.maximum, self.metavar = minimum, maximum, metavar
+        self.many, self.cli = many, cli
+
+    def __repr__(self) -> str:
+        return f"Option({self.name!r}, {self.flags!r}, {self.kind.__name__})"
 
     @property
     def positional(self) -> bool:
@@ -69,13 +96,13 @@ class Option:
         return self.name if self.mcp == "" else self.mcp
 
 
-@dataclass(frozen=True)
 class Command:
     """A command's name, its one-line description, and its options in CLI order."""
 
-    name: str
-    description: str
-    options: tuple[Option, ...]
+    __slots__ = ("description", "name", "options")
+
+    def __init__(self, name: str, description: str, options: tuple[Option, ...]) -> None:
+        self.name, self.description, self.options = name, description, options
 
     def option(self, name: str) -> Option:
         for opt in self.options:
