@@ -123,7 +123,7 @@ def test_the_scan_catches_a_function_level_typer_import_in_the_app(tmp_path: Pat
 
 
 def test_only_the_application_object_assembles_a_gate() -> None:
-    """One gate assembly: ``build_tool_gate`` is called by :class:`ctxgate.app.Ctxgate` only
+    """One gate assembly: ``build_tool_gate`` is called by :class:`ctxgate.app.App` only
     (every CLI command, hook, MCP server and adapter asks the object for its gate)."""
     callers = set()
     for path in sorted(SRC.rglob("*.py")):

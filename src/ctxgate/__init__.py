@@ -10,9 +10,9 @@ from ctxgate._lazy import lazy_exports
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
+    "App": "ctxgate.app",
     "Archive": "ctxgate.archive",
     "Config": "ctxgate.settings",
-    "Ctxgate": "ctxgate.app",
     "CtxgateError": "ctxgate.errors",
     "load_config": "ctxgate.settings",
 }

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from ctxgate import Ctxgate
+from ctxgate import App
 from ctxgate.archive import Archive, EntryMeta
 from ctxgate.errors import EntryNotFound, StoreUnavailable
 
 
 def test_building_one_opens_nothing_and_imports_nothing_heavy() -> None:
     code = (
-        "import sys; from ctxgate.app import Ctxgate; c = Ctxgate(); "
+        "import sys; from ctxgate.app import App; c = App(); "
         "print(sorted(m for m in ('ctxgate.settings', 'ctxgate.gate.gate', "
         "'ctxgate.archive.archive', 'typer', 'pydantic') if m in sys.modules))"
     )
@@ -24,7 +24,7 @@ def test_building_one_opens_nothing_and_imports_nothing_heavy() -> None:
 
 
 def test_settings_override_the_configuration(clean_environ: Path) -> None:
-    cg = Ctxgate.from_settings(firewall={"min_tokens": 1234}, gate={"backend": None})
+    cg = App.from_settings(firewall={"min_tokens": 1234}, gate={"backend": None})
     assert cg.config.firewall.min_tokens == 1234
     assert cg.config.home == clean_environ
 
@@ -34,7 +34,7 @@ def test_expand_list_search_read(clean_environ: Path, tmp_path: Path) -> None:
         entry = archive.put(
             b"".join(b"row %d\n" % i for i in range(1, 51)), EntryMeta(tool="shell", command="seq")
         )
-    with Ctxgate() as cg:
+    with App() as cg:
         assert cg.expand(entry.short_id, lines="2:3").text.splitlines()[1:] == [
             "2| row 2",
             "3| row 3",
@@ -45,20 +45,20 @@ def test_expand_list_search_read(clean_environ: Path, tmp_path: Path) -> None:
             cg.expand("0000aaaa")
     page = tmp_path / "notes.txt"
     page.write_text("one\ntwo\nthree\n", encoding="utf-8")
-    assert "two" in Ctxgate().read(str(page), lines="2:2").text
+    assert "two" in App().read(str(page), lines="2:2").text
 
 
 def test_the_gate_is_built_once_and_only_when_asked(clean_environ: Path) -> None:
-    cg = Ctxgate(settings={"gate": {"backend": "tests.integrations.scripted_backends:calm"}})
+    cg = App(settings={"gate": {"backend": "tests.integrations.scripted_backends:calm"}})
     assert cg._gate is None
     gate = cg.gate
     assert gate is cg.gate  # one assembly per object
-    assert Ctxgate(gated=False).gate is None
+    assert App(gated=False).gate is None
 
 
 def test_check_answers_a_read_only_call_without_a_model(clean_environ: Path) -> None:
     # `ls` is decided by the read-only fast path: no decision model is loaded
-    verdict = Ctxgate().check("bash", {"command": "ls -la"})
+    verdict = App().check("bash", {"command": "ls -la"})
     assert verdict.outcome == "allow" and verdict.fast_path
 
 
@@ -68,8 +68,8 @@ def test_run_and_firewall_go_on_without_a_usable_archive(clean_environ: Path) ->
     import io
 
     out = io.BytesIO()
-    result = Ctxgate().run(["sh", "-c", "echo hi"], stdout=out, stderr=out)
+    result = App().run(["sh", "-c", "echo hi"], stdout=out, stderr=out)
     assert result.exit_code == 0 and b"hi" in out.getvalue()
     with pytest.raises(StoreUnavailable):  # the strict archive does raise
-        Ctxgate().list()
-    assert Ctxgate().firewall("bash", "small output").text in (None, "small output")
+        App().list()
+    assert App().firewall("bash", "small output").text in (None, "small output")

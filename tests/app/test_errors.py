@@ -85,13 +85,13 @@ def test_the_cli_and_the_mcp_server_report_one_failure_alike(clean_environ, caps
     and message (one ``ctxgate: `` prefix apart), from the one table."""
     import anyio
 
-    from ctxgate.app import Ctxgate
+    from ctxgate.app import App
     from ctxgate.cli.fast import expand_main
     from ctxgate.integrations.mcp.server import expand_result
 
     assert expand_main(["0000aaaa", "--lines", "1:2"]) == 2
     cli = capsys.readouterr().err.strip()
-    result = anyio.run(expand_result, Ctxgate(), {"id": "0000aaaa", "lines": "1:2"})
+    result = anyio.run(expand_result, App(), {"id": "0000aaaa", "lines": "1:2"})
     assert result.is_error
     assert cli == f"ctxgate: {result.content[0].text}"
     assert cli.startswith("ctxgate: EntryNotFound: no archive entry 0000aaaa")

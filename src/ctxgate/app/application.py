@@ -1,15 +1,15 @@
-""":class:`Ctxgate`: the application object every front end goes through.
+""":class:`App`: the application object every front end goes through.
 
 Built from the settings (``load_config``), it owns the archive, the audit log and a lazily
-built tool gate, and has one method per command: :meth:`~Ctxgate.expand`,
-:meth:`~Ctxgate.read`, :meth:`~Ctxgate.list`, :meth:`~Ctxgate.search`, :meth:`~Ctxgate.check`
-(judge one call), :meth:`~Ctxgate.approve`, :meth:`~Ctxgate.run`, :meth:`~Ctxgate.firewall`,
-:meth:`~Ctxgate.bound`.
+built tool gate, and has one method per command: :meth:`~App.expand`,
+:meth:`~App.read`, :meth:`~App.list`, :meth:`~App.search`, :meth:`~App.check`
+(judge one call), :meth:`~App.approve`, :meth:`~App.run`, :meth:`~App.firewall`,
+:meth:`~App.bound`.
 The typer CLI, the argparse fast paths, the hooks and the MCP server and proxy only turn
 their input into these calls and the results (or :mod:`ctxgate.app.errors`) into their
 output, so the gate is assembled in one place.
 
-Nothing is imported or opened before it is used: a ``Ctxgate`` costs nothing to build, the
+Nothing is imported or opened before it is used: an ``App`` costs nothing to build, the
 configuration is read on first use, the gate (and its decision model) on the first call
 that needs it.
 """
@@ -28,10 +28,10 @@ if TYPE_CHECKING:
     from ctxgate.gate.verdict import Verdict
     from ctxgate.settings import Config
 
-__all__ = ["Ctxgate"]
+__all__ = ["App"]
 
 
-class Ctxgate:
+class App:
     """ctxgate as one object: settings in, archive / gate / firewall operations out.
 
     Args:
@@ -52,11 +52,11 @@ class Ctxgate:
 
     Example::
 
-        from ctxgate.app import Ctxgate
+        from ctxgate.app import App
 
-        with Ctxgate() as cg:
-            verdict = cg.check("bash", {"command": "rm -rf build"}, request="clean the build")
-            view = cg.expand("3fa9c2e1", grep="error", context=2)
+        with App() as app:
+            verdict = app.check("bash", {"command": "rm -rf build"}, request="clean the build")
+            view = app.expand("3fa9c2e1", grep="error", context=2)
     """
 
     def __init__(
@@ -83,8 +83,8 @@ class Ctxgate:
         self._audit: AuditLog | None = None
 
     @classmethod
-    def from_settings(cls, **sections: Mapping[str, Any]) -> Ctxgate:
-        """``Ctxgate(settings=sections)``: e.g. ``Ctxgate.from_settings(gate={"backend":
+    def from_settings(cls, **sections: Mapping[str, Any]) -> App:
+        """``App(settings=sections)``: e.g. ``App.from_settings(gate={"backend":
         "openai"})``."""
         return cls(settings=sections)
 
@@ -178,7 +178,7 @@ class Ctxgate:
                 resource.close()
         self._archive = self._audit = None
 
-    def __enter__(self) -> Ctxgate:
+    def __enter__(self) -> App:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -242,7 +242,7 @@ class Ctxgate:
 
         gate = self.gate
         if gate is None:
-            raise ValueError("this Ctxgate was built with gated=False")
+            raise ValueError("this App was built with gated=False")
         return gate.decide_sync(
             ToolCall(tool=tool, arguments=arguments),
             user_request=request,

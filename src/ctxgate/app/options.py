@@ -34,7 +34,7 @@ __all__ = [
 class Option:
     """One option (or the positional argument) of a command.
 
-    ``name`` is the library keyword (:meth:`ctxgate.app.Ctxgate.expand` takes it);
+    ``name`` is the library keyword (:meth:`ctxgate.app.App.expand` takes it);
     ``flags`` the CLI spellings (empty: a positional argument); ``kind`` one of ``str``,
     ``int``, ``float``, ``bool`` (a flag); ``default`` the value when not given; ``help``
     the CLI help; ``mcp`` the MCP / adapter argument name (``""``: the same as ``name``;

@@ -1,7 +1,7 @@
 """The ``ctxgate`` command line: a thin veneer over the library.
 
 Each sub-module registers its commands on :data:`app`; every command turns its options into
-one call on :class:`ctxgate.app.Ctxgate` and prints the answer. :func:`main` (and each
+one call on :class:`ctxgate.app.App` and prints the answer. :func:`main` (and each
 argparse twin) turns a :class:`~ctxgate.errors.CtxgateError` into a message on stderr and an
 exit code through the one table, :mod:`ctxgate.app.errors` (2 for usage errors and unknown
 ids, 1 for other failures).

@@ -39,9 +39,9 @@ def parse_duration(text: str) -> float:
 
 def _open():
     """The home's archive for one command (closed when the ``with`` block ends)."""
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
 
-    return Ctxgate().open_archive()
+    return App().open_archive()
 
 
 def _age(seconds: float) -> str:
@@ -86,9 +86,9 @@ def ls(*, limit: int, json_output: bool) -> None:
     """
     import time
 
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
 
-    entries = Ctxgate().list(limit=limit)
+    entries = App().list(limit=limit)
     if json_output:
         _print_json([_entry_dict(e) for e in entries])
         return
@@ -274,10 +274,10 @@ def search_cmd(*, query: list[str], limit: int, json_output: bool) -> None:
 
     Example: ctxgate archive search connection refused --limit 5
     """
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.archive.search import render_search
 
-    result = Ctxgate().search(" ".join(query), limit=limit)
+    result = App().search(" ".join(query), limit=limit)
     if json_output:
         _print_json({"query": result.query, "more": result.more, "method": result.method,
                      "entries_searched": result.entries_searched,

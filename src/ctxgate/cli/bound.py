@@ -1,4 +1,4 @@
-"""`ctxgate bound` commands (thin over :meth:`ctxgate.app.Ctxgate.bound`)."""
+"""`ctxgate bound` commands (thin over :meth:`ctxgate.app.App.bound`)."""
 
 from __future__ import annotations
 
@@ -37,13 +37,13 @@ def bound(
     import json
     import sys
 
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.app.errors import exit_code
     from ctxgate.bound import emit_bytes
     from ctxgate.errors import RecordBoundError, UsageError
 
-    app = Ctxgate(settings={"bound": {"max_bytes": max_bytes, "strategy": strategy,
-                                      "archive": archive}})
+    app = App(settings={"bound": {"max_bytes": max_bytes, "strategy": strategy,
+                                  "archive": archive}})
     config = app.config
     if file is None or str(file) == "-":
         data = sys.stdin.buffer.read()

@@ -1,5 +1,5 @@
 """`ctxgate expand`: read an archived output back through a bounded view (thin over
-:meth:`ctxgate.app.Ctxgate.expand`).
+:meth:`ctxgate.app.App.expand`).
 
 The options are declared once, in :data:`ctxgate.app.options.EXPAND`; typer reads them from
 there, as do the argparse twin and the MCP schema.

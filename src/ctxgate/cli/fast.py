@@ -35,7 +35,7 @@ def write_view(view, json_output: bool) -> None:
 def expand_values(values: dict) -> None:
     """The body of ``ctxgate expand`` (both front ends): ``values`` by the names of
     :data:`ctxgate.app.options.EXPAND`; prints the view, raises ctxgate errors."""
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.errors import UsageError
 
     view = dict(values)
@@ -43,7 +43,7 @@ def expand_values(values: dict) -> None:
     entry_id = view.pop("entry_id")
     if view.get("max_tokens") is not None and view["max_tokens"] < 1:
         raise UsageError(f"--max-tokens must be >= 1, got {view['max_tokens']}")
-    write_view(Ctxgate().expand(entry_id, **view), json_output)
+    write_view(App().expand(entry_id, **view), json_output)
 
 
 def expand_main(argv: list[str]) -> int:

@@ -1,4 +1,4 @@
-"""`ctxgate gate` commands (thin: options in, one :class:`ctxgate.app.Ctxgate` call, print)."""
+"""`ctxgate gate` commands (thin: options in, one :class:`ctxgate.app.App` call, print)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def check(
     """
     import json
 
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.app.errors import VERDICT_EXIT
     from ctxgate.errors import UsageError
 
@@ -69,8 +69,8 @@ def check(
         approver = prompt_approver()
     # a check only asks what would happen: it must not use up a `gate approve` grant that is
     # meant for the real call
-    with Ctxgate(settings={"gate": {"backend": backend}}, approver=approver,
-                 consume_grants=False) as app:
+    with App(settings={"gate": {"backend": backend}}, approver=approver,
+             consume_grants=False) as app:
         verdict = app.check(tool, arguments, request=request, conversation=conversation)
     sandbox = _sandbox_line(verdict) if explain else ""
     if json_out:
@@ -132,9 +132,9 @@ def approve(
     """
     import json
 
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
 
-    with Ctxgate() as app:
+    with App() as app:
         tool, digest = app.approve(call_id)
     if json_out:
         typer.echo(json.dumps({"tool": tool, "args_sha256": digest, "approved_runs": 1}))
@@ -162,7 +162,7 @@ def log_(
     import time
     from datetime import UTC, datetime
 
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.errors import UsageError
     from ctxgate.gate.audit import parse_since
 
@@ -172,7 +172,7 @@ def log_(
         since_ts = parse_since(since, time.time()) if since else None
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    with Ctxgate() as app:
+    with App() as app:
         rows = app.audit.query(tool=tool, verdict=verdict, since=since_ts, limit=limit)
     if json_out:
         typer.echo(json.dumps([r.to_dict() for r in rows], ensure_ascii=False))

@@ -208,13 +208,13 @@ def _check_gate_decides() -> None:
     backend that cannot load (missing packages or weights, an unreachable server) turns
     every hook call into a block, so the install stops with the gate's own reason and fix.
     """
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.errors import UsageError
 
     failures = ("backend_error", "timeout", "refused", "malformed_answer", "request_too_large")
     reason = ""
     try:
-        with Ctxgate() as app:
+        with App() as app:
             for _attempt in range(2):  # a cold model on a loaded machine may time out once
                 verdict = app.check("ctxgate_install_probe", {"action": "delete the probe"},
                                     request="delete the probe")

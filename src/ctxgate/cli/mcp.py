@@ -23,10 +23,10 @@ BackendOption = Annotated[str | None, typer.Option(
 
 
 def _pipeline(config, *, gate: bool, request: str | None, prefix: str, server: str = ""):
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.integrations.mcp.tools import CallPipeline
 
-    return CallPipeline(Ctxgate(config, gated=gate), request=request, tool_prefix=prefix,
+    return CallPipeline(App(config, gated=gate), request=request, tool_prefix=prefix,
                         server=server)
 
 

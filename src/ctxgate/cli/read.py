@@ -1,5 +1,5 @@
 """`ctxgate read PATH`: one page of a text file, never digested (the MCP ``read`` tool's twin;
-thin over :meth:`ctxgate.app.Ctxgate.read`, options from :data:`ctxgate.app.options.READ`)."""
+thin over :meth:`ctxgate.app.App.read`, options from :data:`ctxgate.app.options.READ`)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ def read(**values: Any) -> None:
     """
     import sys
 
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
 
-    view = Ctxgate().read(values.pop("path"), tool="read", cli=True, **values)
+    view = App().read(values.pop("path"), tool="read", cli=True, **values)
     sys.stdout.buffer.write(view.text.encode("utf-8"))
     sys.stdout.flush()

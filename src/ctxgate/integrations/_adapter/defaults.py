@@ -1,6 +1,6 @@
 """What an adapter was not given, from ctxgate's configuration: one rule for all three.
 
-The gate :class:`ctxgate.app.Ctxgate` builds (the offline local model by default, loaded on
+The gate :class:`ctxgate.app.App` builds (the offline local model by default, loaded on
 the first call that needs it, with the audit log), the home's archive
 (one that cannot be opened still lets every call run: results are then marked not
 archived) and the configured firewall policy. The configuration is read only when something
@@ -35,9 +35,9 @@ def configured(*, gate: Any = None, archive: Any = None, firewall_policy: Any = 
 
         config = load_config()
     if gate is None or archive is None:
-        from ctxgate.app.application import Ctxgate
+        from ctxgate.app.application import App
 
-        app = Ctxgate(config, failsafe_archive=True)  # a broken archive: shown, not kept
+        app = App(config, failsafe_archive=True)  # a broken archive: shown, not kept
         gate = app.gate if gate is None else gate
         archive = app.archive if archive is None else archive
     if firewall_policy is None:

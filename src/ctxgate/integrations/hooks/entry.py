@@ -60,14 +60,14 @@ def decide_pre(raw: bytes, *, harness: str = "claude-code", rewrite: bool = True
     ``load_config(overrides)`` and ``load_model(spec, policy)`` are the daemon's seams: it
     keeps the configuration and the decision model loaded between calls.
     """
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.integrations.hooks.handlers import pre_tool_use
     from ctxgate.integrations.hooks.harness import get_harness
     from ctxgate.integrations.hooks.payloads import parse_payload
 
     adapter = get_harness(harness)  # an unknown name: UsageError listing the known ones
     payload = parse_payload(raw, expect="PreToolUse")
-    app = Ctxgate(load_config({"gate": {"backend": backend}}), load_model=load_model)
+    app = App(load_config({"gate": {"backend": backend}}), load_model=load_model)
     try:
         return pre_tool_use(payload, decide=app.gate.decide_sync, rewrite_shell=rewrite,
                             approve=approve, python=python, harness=adapter)
@@ -87,7 +87,7 @@ def digest_post(raw: bytes, *, harness: str = "claude-code",
                 load_config: Callable[[dict[str, dict[str, Any]]], Any] = _default_config
                 ) -> Any:
     """Digest the ``PostToolUse`` payload ``raw`` when its output is large; raises on faults."""
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
     from ctxgate.integrations.hooks.handlers import post_tool_use
     from ctxgate.integrations.hooks.harness import get_harness
     from ctxgate.integrations.hooks.payloads import parse_payload
@@ -95,4 +95,4 @@ def digest_post(raw: bytes, *, harness: str = "claude-code",
     adapter = get_harness(harness)
     payload = parse_payload(raw, expect="PostToolUse")
     # the archive opens only for an output the firewall reads; broken: digested, not archived
-    return post_tool_use(payload, firewall=Ctxgate(load_config({})).firewall, harness=adapter)
+    return post_tool_use(payload, firewall=App(load_config({})).firewall, harness=adapter)

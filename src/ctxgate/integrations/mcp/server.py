@@ -10,7 +10,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from ctxgate import __version__
-from ctxgate.app.application import Ctxgate
+from ctxgate.app.application import App
 from ctxgate.app.errors import mcp_error
 from ctxgate.errors import CtxgateError
 from ctxgate.integrations.mcp.tools import (
@@ -96,7 +96,7 @@ def person_asker(ctx: Any):
     return ask
 
 
-async def expand_result(app: Ctxgate, arguments: dict[str, Any]) -> types.CallToolResult:
+async def expand_result(app: App, arguments: dict[str, Any]) -> types.CallToolResult:
     """An ``expand`` call: never gated (it only reads) and never firewalled again."""
     return await _reading(expand_text, app, arguments)
 

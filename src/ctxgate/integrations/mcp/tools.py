@@ -17,7 +17,7 @@ from ctxgate.app.options import EXPAND, LIST, READ, SEARCH, from_mcp, mcp_schema
 from ctxgate.errors import CtxgateError, UsageError
 
 if TYPE_CHECKING:
-    from ctxgate.app.application import Ctxgate
+    from ctxgate.app.application import App
 
 __all__ = ["EXPAND_SCHEMA", "EXPAND_TOOL", "LIST_SCHEMA", "LIST_TOOL", "READ_SCHEMA", "READ_TOOL",
            "RUN_SCHEMA", "RUN_TOOL", "SEARCH_SCHEMA", "SEARCH_TOOL", "AskPerson", "CallOutcome",
@@ -53,7 +53,7 @@ SEARCH_SCHEMA: dict[str, Any] = mcp_schema(SEARCH)
 ``read``, ``archive ls`` and ``archive search`` options)."""
 
 
-def expand_text(app: Ctxgate, arguments: Mapping[str, Any]) -> str:
+def expand_text(app: App, arguments: Mapping[str, Any]) -> str:
     """Run an ``expand`` tool call against the archive; the view is never firewalled again
     (the framework adapters' :func:`~ctxgate.integrations._adapter.expand.expand_view`).
 
@@ -67,14 +67,14 @@ def expand_text(app: Ctxgate, arguments: Mapping[str, Any]) -> str:
         return expand_view(archive, arguments)
 
 
-def read_text(app: Ctxgate, arguments: Mapping[str, Any]) -> str:
+def read_text(app: App, arguments: Mapping[str, Any]) -> str:
     """A ``read`` call: one page of a text file, never digested (see
     :mod:`ctxgate.firewall.fileread`)."""
     values = from_mcp(READ, arguments)
     return app.read(values.pop("path"), tool=READ_TOOL, **values).text
 
 
-def list_text(app: Ctxgate, arguments: Mapping[str, Any]) -> str:
+def list_text(app: App, arguments: Mapping[str, Any]) -> str:
     """A ``list`` call: the archive's entries, most recently used first."""
     import time
 
@@ -87,7 +87,7 @@ def list_text(app: Ctxgate, arguments: Mapping[str, Any]) -> str:
     return render_list(entries[:limit], len(entries), time.time())
 
 
-def search_text(app: Ctxgate, arguments: Mapping[str, Any]) -> str:
+def search_text(app: App, arguments: Mapping[str, Any]) -> str:
     """A ``search`` call: matching lines across archived outputs, with ids and line numbers."""
     from ctxgate.archive.search import render_search
 
@@ -148,14 +148,14 @@ class CallPipeline:
     """gate → handler → firewall, the one composition every MCP path uses.
 
     Args:
-        app: the :class:`~ctxgate.app.Ctxgate` whose settings, archive and gate (``None``
+        app: the :class:`~ctxgate.app.App` whose settings, archive and gate (``None``
             when built with ``gated=False``: calls run ungated) every call uses.
         request: the run's own prompt, the user request the gate judges against (an MCP
             server never sees the conversation).
         tool_prefix: prefix of firewall tool names (``mcp__<server>__``).
     """
 
-    def __init__(self, app: Ctxgate, *, request: str | None = None,
+    def __init__(self, app: App, *, request: str | None = None,
                  tool_prefix: str = "mcp__ctxgate__", server: str = "") -> None:
         self.app = app
         self.config = app.config
@@ -218,7 +218,7 @@ async def _to_thread(fn: Callable[..., Any], *args: Any) -> Any:
     return await anyio.to_thread.run_sync(fn, *args)
 
 
-def run_shell(app: Ctxgate, arguments: Mapping[str, Any]) -> tuple[str, int]:
+def run_shell(app: App, arguments: Mapping[str, Any]) -> tuple[str, int]:
     """Run the ``run`` tool's command through the firewall; returns (text, exit code)."""
     import io
 
