@@ -22,6 +22,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ctxgate.archive.bytequeue import ByteQueue
 from ctxgate.firewall.errorlines import COUNTED_KEYWORDS as _COUNTED
 from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, Hit, classify_line
 
@@ -113,10 +114,10 @@ class OutputScanner:
         self.hits_per_kind = hits_per_kind
         self._prefix = bytearray()
         self._suffix = b""
-        self._buf = bytearray()
+        self._queue = ByteQueue()  # fed and not yet scanned (held as fed, no copy)
         self._total = 0
         self._newlines = 0
-        self._offset = 0  # absolute offset of self._buf[0]
+        self._offset = 0  # absolute offset of the first held byte
         self._grid = BLOCK_BYTES  # the next block ends at the last newline before this
         self._line_start = 0  # absolute offset where the current line starts
         self._longest = 0
@@ -155,57 +156,50 @@ class OutputScanner:
             self._sniff(before)
         if self._sha is not None:
             self._sha.update(data)
-        if self._buf:
-            self._buf += data
-            used = self._drain(self._buf)
-            if used:
-                del self._buf[:used]
-        else:  # nothing carried: cut blocks from the chunk itself (no copy first)
-            used = self._drain(data)
-            if used < len(data):
-                self._buf += data[used:]
+        if type(data) is not bytes:
+            data = bytes(data)  # held by reference: never a buffer the caller reuses
+        self._queue.append(data)
+        while self._offset + self._queue.held >= self._grid:
+            cut = self._cut()
+            if not cut:
+                break  # wait for the end of a line that crosses the grid point
+            self._scan(self._queue.take(cut))
+            # the next grid point: one block on, or past a line that ran over this one
+            self._grid = max(self._grid + BLOCK_BYTES,
+                             (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES)
 
-    def _drain(self, buf: bytes | bytearray) -> int:
-        """Scan every complete block at the start of ``buf``; returns the bytes used.
+    def _cut(self) -> int:
+        """Length of the next block of the held bytes, or 0 to wait for more.
 
         Blocks end at the last newline before each multiple of :data:`BLOCK_BYTES` of the
         output (or, for a line crossing it, at that line's end, or :data:`MAX_CARRY_BYTES`
         on), so where they fall depends on the bytes alone, never on how they were fed:
         the same output gives the same scan (and digest) whatever its pipe delivered.
+        The held bytes are searched where they lie (no copy).
         """
-        pos, n = 0, len(buf)
-        view = memoryview(buf) if isinstance(buf, bytearray) else None
-        while self._offset + n - pos >= self._grid:
-            at = pos + self._grid - self._offset  # the grid point, as an index into buf
-            cut = buf.rfind(b"\n", pos, at) + 1
-            if cut <= pos:  # no line ends before the grid point
-                nl = buf.find(b"\n", at, pos + MAX_CARRY_BYTES)
-                if nl != -1:
-                    cut = nl + 1
-                elif n - pos >= MAX_CARRY_BYTES:
-                    cut = pos + MAX_CARRY_BYTES
-                else:
-                    break  # wait for the line's end
-            if view is not None:
-                block = bytes(view[pos:cut])
-            else:
-                block = buf if pos == 0 and cut == n else buf[pos:cut]
-            self._scan(block)
-            pos = cut
-            # the next grid point: one block on, or past a line that ran over this one
-            self._grid = max(self._grid + BLOCK_BYTES,
-                             (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES)
-        if view is not None:
-            view.release()
-        return pos
+        at = self._grid - self._offset  # the grid point, relative to the held bytes
+        spans = self._queue.located()
+        for base, obj, lo, hi in reversed(spans):  # the last newline before the grid point
+            if base >= at:
+                continue
+            nl = obj.rfind(b"\n", lo, min(hi, lo + at - base))
+            if nl != -1:
+                return base + nl - lo + 1
+        for base, obj, lo, hi in spans:  # none: the end of the line crossing it
+            if base + hi - lo <= at:
+                continue
+            if base >= MAX_CARRY_BYTES:
+                break
+            nl = obj.find(b"\n", lo + max(0, at - base), min(hi, lo + MAX_CARRY_BYTES - base))
+            if nl != -1:
+                return base + nl - lo + 1
+        return MAX_CARRY_BYTES if self._queue.held >= MAX_CARRY_BYTES else 0
 
     def skip(self, n: int) -> None:
         """Count ``n`` bytes that this scanner never saw (a scanner process died with them):
         byte counts stay true; line numbers after the gap miss its newlines."""
-        if self._buf:
-            block = bytes(self._buf)
-            self._buf.clear()
-            self._scan(block)
+        if self._queue.held:
+            self._scan(self._queue.take(self._queue.held))
         self._total += n
         self._offset += n
         self._line_start = self._offset
@@ -231,10 +225,8 @@ class OutputScanner:
             return self._closed
         if self._binary is None:
             self._sniff(self._total)
-        if self._buf:
-            block = bytes(self._buf)
-            self._buf.clear()
-            self._scan(block, analyse=analyse)
+        if self._queue.held:
+            self._scan(self._queue.take(self._queue.held), analyse=analyse)
         # the last line has no newline: close it
         if self._line_start < self._total:
             self._line_done(self._total - self._line_start, self._newlines + 1)
@@ -288,8 +280,8 @@ class OutputScanner:
             self._collecting = True
             self._keyword_scan(block, first_no)
             self._collecting = False
-            self._windows.end()
-            self._shapes.feed(block, first_no)
+            self._windows.end(newlines=nl_count)
+            self._shapes.feed(block, first_no, newlines=nl_count)
         self._newlines += nl_count
         last_nl = block.rfind(b"\n")
         if last_nl != -1:

@@ -157,8 +157,10 @@ class ShapeMiner:
         self._mix: list[tuple[Shape, bytes, dict[bytes, int], list[tuple[int, bytes]]]] = []
         self._mix_chars: list[bytes] = []
 
-    def feed(self, block: bytes, first_no: int) -> None:
-        """Mine a block (it ends at a newline, or is the output's last piece)."""
+    def feed(self, block: bytes, first_no: int, newlines: int | None = None) -> None:
+        """Mine a block (it ends at a newline, or is the output's last piece).
+
+        ``newlines``: the block's newline count, when the caller has it (saves a pass)."""
         if self._mined < EXACT_LINES:
             lines = block.split(b"\n")
             if lines and lines[-1] == b"":
@@ -174,7 +176,7 @@ class ShapeMiner:
             return
         if self._anchors is None:
             self._plan()
-        self._after(block, first_no)
+        self._after(block, first_no, newlines)
 
     def result(self, total_lines: int) -> Shapes:
         shapes = sorted(self._shapes.values(), key=lambda s: (-s.count, s.first_line))
@@ -323,9 +325,10 @@ class ShapeMiner:
                     slot[value][0] += k
         self._checked += sum(counts)
 
-    def _after(self, block: bytes, first_no: int) -> None:
+    def _after(self, block: bytes, first_no: int, newlines: int | None = None) -> None:
         self._blocks_after += 1
-        n = block.count(b"\n") + (0 if block.endswith(b"\n") or not block else 1)
+        n = (block.count(b"\n") if newlines is None else newlines) + (
+            0 if block.endswith(b"\n") or not block else 1)
         if self._mix:
             counts = self._mix_counts(block, n)
             if counts is not None:
