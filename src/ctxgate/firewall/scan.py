@@ -8,11 +8,15 @@ and the lines that matter (errors, failures, tracebacks, warnings; the first and
 ``hits_per_kind`` of each kind, and counts). A 1 GiB output is digested without re-reading
 it, with memory bounded by those caps.
 
-Work per byte is a handful of C-level scans per 1 MiB block: a newline count, one
-Aho-Corasick pass for all error keywords on an ASCII-lowercased copy (one ``bytes.find`` per
-keyword without ``ahocorasick_rs``: about 15x slower), and one short newline probe per
-``long_line_bytes / 2`` bytes (any line that long must cover a whole probe window, so none
-is missed).
+Work per byte is a handful of C-level scans per 1 MiB block: a newline count (shared with
+the failure windows and the line shapes), one Aho-Corasick pass for all error keywords on an
+ASCII-lowercased copy (one ``bytes.find`` per keyword without ``ahocorasick_rs``: about 15x
+slower), and one short newline probe per ``long_line_bytes / 2`` bytes (any line that long
+must cover a whole probe window, so none is missed). Python runs per candidate line, never
+per line. After a flood of candidates the keyword pass runs on one block in
+:data:`COUNT_EVERY` (the count of the others is estimated; the digest shows it as ``~N``).
+Blocks are cut from the fed chunks where they lie (:class:`~ctxgate.archive.bytequeue.ByteQueue`:
+one copy per byte, none when a chunk is a block).
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ _MAX_CANDIDATES_PER_BLOCK = 4096
 _LINE_WINDOW = 65_536
 """Keyword hits further than this from the start of their line (giant lines) are not
 candidates: they are data, not messages, bytes."""
+COUNT_EXACT_BLOCKS = 8
+"""After a flood, blocks whose keyword occurrences are all counted."""
+COUNT_EVERY = 4
+"""Past :data:`COUNT_EXACT_BLOCKS`, one block in this many is counted (a lower-cased copy and
+an Aho-Corasick pass); the others are estimated. The number is shown as ``~N`` anyway."""
 _CLASSIFY_BUDGET = 2_000
 """Candidate lines classified in all; past that (a flood) keyword occurrences are only counted
 and the last lines that matter are taken from the kept tail bytes."""
@@ -71,7 +80,12 @@ class ScanResult:
     hits_counted_to: int = 0
     """Last line classified (the whole output when ``hits_exact``)."""
     uncounted_occurrences: int = 0
-    """Keyword occurrences after ``hits_counted_to`` (not classified; may include look-alikes)."""
+    """Keyword occurrences after ``hits_counted_to`` (not classified; may include look-alikes;
+    partly estimated when ``uncounted_estimated_bytes``)."""
+    uncounted_estimated_bytes: int = 0
+    """Bytes after the flood whose keyword occurrences were estimated, not counted: after
+    :data:`COUNT_EXACT_BLOCKS` counted blocks, one block in :data:`COUNT_EVERY` is counted and
+    the next ones get its occurrences per line."""
     binary: bool = False
     sha256: str | None = None
     """SHA-256 of the output, computed for binary output."""
@@ -132,6 +146,10 @@ class OutputScanner:
         self._classified = 0
         self._counting_from = 0
         self._uncounted = 0
+        self._flood_blocks = 0
+        self._rate = 0.0  # occurrences per line in the last block counted after a flood
+        self._estimated = 0.0
+        self._estimated_bytes = 0
         self._binary: bool | None = None
         self._legacy = False
         self._sha = None
@@ -243,7 +261,8 @@ class OutputScanner:
                                   key=lambda h: h.number)),
                 hit_counts=dict(sorted(self._counts.items())), hits_exact=self._exact,
                 hits_counted_to=self._counting_from - 1 if not self._exact else lines,
-                uncounted_occurrences=self._uncounted,
+                uncounted_occurrences=self._uncounted + round(self._estimated),
+                uncounted_estimated_bytes=self._estimated_bytes,
                 binary=bool(self._binary), legacy_8bit=self._legacy,
                 sha256=self._sha.hexdigest() if self._sha is not None else None,
                 windows=() if self._binary or self._windows is None else tuple(
@@ -278,7 +297,7 @@ class OutputScanner:
                 self._windows, self._shapes = WindowCollector(), ShapeMiner()
             self._windows.begin(block, first_no)
             self._collecting = True
-            self._keyword_scan(block, first_no)
+            self._keyword_scan(block, first_no, newlines=nl_count)
             self._collecting = False
             self._windows.end(newlines=nl_count)
             self._shapes.feed(block, first_no, newlines=nl_count)
@@ -313,18 +332,33 @@ class OutputScanner:
             self._line_done(end - start, number)
             m = end + 1
 
-    def _keyword_scan(self, block: bytes, first_no: int) -> None:
-        lowered = block.lower()  # ASCII only, as the keywords are (2x faster than translate)
+    def _keyword_scan(self, block: bytes, first_no: int, capped: bool = True,
+                      newlines: int | None = None) -> None:
+        """Classify the candidate lines of ``block`` (at most what is left of
+        :data:`_CLASSIFY_BUDGET` when ``capped``); count keyword occurrences after a flood."""
         if self._counting_only:
-            self._count_occurrences(lowered, 0)
+            self._flood_blocks += 1
+            lines = max(1, block.count(b"\n") if newlines is None else newlines)
+            if self._flood_blocks <= COUNT_EXACT_BLOCKS or self._flood_blocks % COUNT_EVERY == 0:
+                before = self._uncounted
+                self._count_occurrences(block.lower(), 0)
+                self._rate = (self._uncounted - before) / lines
+            else:  # estimated at the last counted block's rate per line (see COUNT_EVERY)
+                self._estimated += self._rate * lines
+                self._estimated_bytes += len(block)
             return
+        lowered = block.lower()  # ASCII only, as the keywords are (2x faster than translate)
         starts = _candidate_starts(block, lowered)
         if not starts:
             return
         ordered = sorted(starts)
-        if len(ordered) > _MAX_CANDIDATES_PER_BLOCK:
-            # a flood of candidates: classify the first ones, count the rest from here on
-            ordered = ordered[:_MAX_CANDIDATES_PER_BLOCK]
+        room = _MAX_CANDIDATES_PER_BLOCK if not capped else min(
+            _MAX_CANDIDATES_PER_BLOCK, _CLASSIFY_BUDGET + 1 - self._classified)
+        flood = len(ordered) > room
+        if flood:
+            # a flood of candidates: classify the first ones (never more than the budget),
+            # count the rest from here on
+            ordered = ordered[:room]
         number = first_no
         prev = 0
         end = 0
@@ -348,7 +382,7 @@ class OutputScanner:
             else:  # keep the last ones too: a CI log's decisive error is often near the end
                 self._last.setdefault(kind, deque(maxlen=self.hits_per_kind)).append(found)
         self._classified += len(ordered)
-        if len(starts) > _MAX_CANDIDATES_PER_BLOCK or self._classified > _CLASSIFY_BUDGET:
+        if flood or self._classified > _CLASSIFY_BUDGET:
             self._counting_only = True
             self._counting_from = number + 1
             self._count_occurrences(lowered, end + 1)
@@ -374,7 +408,7 @@ class OutputScanner:
                  self._counting_from, self._exact)
         self._hits, self._kept, self._counts = [], Counter(), Counter()
         self._counting_only, self._classified = False, 0
-        self._keyword_scan(suffix, first_no)
+        self._keyword_scan(suffix, first_no, capped=False)
         tail_hits = [h for h in self._hits if h.number >= saved[5]]
         (self._hits, self._kept, self._counts, self._classified, self._uncounted,
          self._counting_from, self._exact) = saved
