@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-
 from unittest import mock
 
 from hypothesis import given, settings
@@ -39,7 +38,7 @@ def feed(data: bytes, sizes: list[int], **kw) -> tuple[OutputScanner, list[tuple
     pos = k = 0
     while pos < len(data):
         n = sizes[k % len(sizes)] if sizes else len(data)
-        sc.feed(data[pos:pos + n])
+        sc.feed(data[pos : pos + n])
         pos += n
         k += 1
     return sc, blocks
@@ -85,12 +84,26 @@ def reference_hits(data: bytes, line_max_bytes: int = 240) -> list[tuple[int, st
     return out
 
 
-_LINES = st.sampled_from([
-    b"ok line", b"error: it failed", b"warning: deprecated call", b"", b"x" * 300,
-    b"\xff\xfe bad utf-8 error", b"Traceback (most recent call last):", "ünï ✓".encode(),
-    b"  File \"a.py\", line 3, in f", b"ValueError: bad", b"ok\r", b"ERROR: crlf\r",
-    b"Failures: 0, Errors: 0", b"exit code 2", b"-Werror is a flag", b"1 failed, 2 passed",
-])
+_LINES = st.sampled_from(
+    [
+        b"ok line",
+        b"error: it failed",
+        b"warning: deprecated call",
+        b"",
+        b"x" * 300,
+        b"\xff\xfe bad utf-8 error",
+        b"Traceback (most recent call last):",
+        "ünï ✓".encode(),
+        b'  File "a.py", line 3, in f',
+        b"ValueError: bad",
+        b"ok\r",
+        b"ERROR: crlf\r",
+        b"Failures: 0, Errors: 0",
+        b"exit code 2",
+        b"-Werror is a flag",
+        b"1 failed, 2 passed",
+    ]
+)
 
 
 @st.composite
@@ -117,7 +130,7 @@ def test_blocks_fall_where_the_rule_says_whatever_the_chunks(data, sizes) -> Non
         sc, blocks = feed(data, sizes)
         result = sc.close()
     assert blocks == reference_blocks(data, TINY)
-    assert b"".join(data[o:o + n] for o, n in blocks) == data  # every byte, once, in order
+    assert b"".join(data[o : o + n] for o, n in blocks) == data  # every byte, once, in order
     assert result.total_bytes == len(data)
 
 
@@ -138,8 +151,10 @@ def test_block_scanner_finds_the_lines_a_per_line_scan_finds(data, sizes) -> Non
         longest = max(len(x) for x in lines)
         assert r.longest_line == longest
         assert len(lines[r.longest_line_number - 1]) == longest
-    assert r.hit_counts == {k: sum(1 for h in reference_hits(data) if h[1] == k)
-                            for k in sorted({h[1] for h in reference_hits(data)})}
+    assert r.hit_counts == {
+        k: sum(1 for h in reference_hits(data) if h[1] == k)
+        for k in sorted({h[1] for h in reference_hits(data)})
+    }
 
 
 def test_a_line_longer_than_the_carry_is_cut_and_still_measured() -> None:
@@ -166,15 +181,21 @@ def test_after_a_flood_the_estimate_stays_close_to_the_count() -> None:
     data = "".join(lines).encode()
     r = feed(data, [1 << 20])[0].close()
     assert not r.hits_exact and r.uncounted_estimated_bytes > 0
-    tail = b"\n".join(data.split(b"\n")[r.hits_counted_to:])
+    tail = b"\n".join(data.split(b"\n")[r.hits_counted_to :])
     true = sum(tail.count(k) for k in (b"error", b"fail", b"exception"))
     assert abs(r.uncounted_occurrences - true) <= true * 0.005
 
 
 @settings(max_examples=200, deadline=None)
-@given(writes=st.lists(st.binary(max_size=3000) | st.integers(65_536, 200_000).map(
-    lambda n: bytes(random.Random(n).getrandbits(8) for _ in range(8)) * (n // 8))),
-    takes=st.lists(st.integers(0, 300_000), max_size=20))
+@given(
+    writes=st.lists(
+        st.binary(max_size=3000)
+        | st.integers(65_536, 200_000).map(
+            lambda n: bytes(random.Random(n).getrandbits(8) for _ in range(8)) * (n // 8)
+        )
+    ),
+    takes=st.lists(st.integers(0, 300_000), max_size=20),
+)
 def test_byte_queue_gives_back_the_stream_in_order(writes: list[bytes], takes: list[int]) -> None:
     q = ByteQueue()
     got = []
@@ -195,8 +216,9 @@ def test_byte_queue_never_copies_a_write_that_is_a_whole_piece() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(sizes=st.lists(st.integers(1, 300_000), min_size=1, max_size=8),
-       total=st.integers(0, 900_000))
+@given(
+    sizes=st.lists(st.integers(1, 300_000), min_size=1, max_size=8), total=st.integers(0, 900_000)
+)
 def test_chunker_hash_and_chunks_do_not_depend_on_the_writes(sizes: list[int], total: int) -> None:
     data = random.Random(total).randbytes(total // 2) + b"line\n" * (total // 10)
     c = Chunker(chunk_bytes=65_536)
@@ -204,13 +226,14 @@ def test_chunker_hash_and_chunks_do_not_depend_on_the_writes(sizes: list[int], t
     pos = k = 0
     while pos < len(data):
         n = sizes[k % len(sizes)]
-        out += c.feed(data[pos:pos + n])
+        out += c.feed(data[pos : pos + n])
         pos += n
         k += 1
     out += c.close()
     assert c.digest == hashlib.sha256(data).hexdigest()
-    assert [r[0] for r in c.rows] == [min(65_536, len(data) - i)
-                                      for i in range(0, len(data), 65_536)]
+    assert [r[0] for r in c.rows] == [
+        min(65_536, len(data) - i) for i in range(0, len(data), 65_536)
+    ]
     assert sum(r[2] for r in c.rows) == data.count(b"\n") and len(out) == len(c.rows)
     import zstandard
 

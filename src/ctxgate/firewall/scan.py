@@ -45,9 +45,9 @@ _MAX_CANDIDATES_PER_BLOCK = 4096
 _LINE_WINDOW = 65_536
 """Keyword hits further than this from the start of their line (giant lines) are not
 candidates: they are data, not messages, bytes."""
-COUNT_EXACT_BLOCKS = 8
+COUNT_EXACT_BLOCKS = 4
 """After a flood, blocks whose keyword occurrences are all counted."""
-COUNT_EVERY = 4
+COUNT_EVERY = 8
 """Past :data:`COUNT_EXACT_BLOCKS`, one block in this many is counted (a lower-cased copy and
 an Aho-Corasick pass); the others are estimated. The number is shown as ``~N`` anyway."""
 _CLASSIFY_BUDGET = 2_000
