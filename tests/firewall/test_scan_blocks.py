@@ -239,3 +239,28 @@ def test_chunker_hash_and_chunks_do_not_depend_on_the_writes(sizes: list[int], t
 
     d = zstandard.ZstdDecompressor()
     assert b"".join(d.decompress(x) for x in out) == data
+
+
+def test_a_line_with_the_same_separators_in_another_order_is_a_rare_shape() -> None:
+    from ctxgate.firewall.shapes import ShapeMiner
+
+    lines = [b"alpha %d:%d omega" % (i, i * 7) for i in range(10_001, 30_001)]
+    lines[15_000 - 1] = b"x:alpha 12345 omega"  # both literal anchors, separators reordered
+    data = b"\n".join(lines) + b"\n"
+    miner = ShapeMiner()
+    miner.feed(data, 1, newlines=data.count(b"\n"))
+    shapes = miner.result(len(lines))
+    assert [r.number for r in shapes.rare] == [15_000]
+    assert shapes.exact
+
+
+def test_the_heap_is_kept_once_per_process_where_glibc_allows() -> None:
+    import platform
+    import sys
+
+    from ctxgate.firewall.memtune import keep_heap
+
+    first = keep_heap()
+    assert keep_heap() is first  # once per process
+    on_glibc = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    assert first == on_glibc

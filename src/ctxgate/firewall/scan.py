@@ -332,10 +332,9 @@ class OutputScanner:
             self._line_done(end - start, number)
             m = end + 1
 
-    def _keyword_scan(self, block: bytes, first_no: int, capped: bool = True,
-                      newlines: int | None = None) -> None:
-        """Classify the candidate lines of ``block`` (at most what is left of
-        :data:`_CLASSIFY_BUDGET` when ``capped``); count keyword occurrences after a flood."""
+    def _keyword_scan(self, block: bytes, first_no: int, newlines: int | None = None) -> None:
+        """Classify the candidate lines of ``block``; count keyword occurrences after a flood
+        (``newlines``: the block's newline count, for the estimate)."""
         if self._counting_only:
             self._flood_blocks += 1
             lines = max(1, block.count(b"\n") if newlines is None else newlines)
@@ -352,13 +351,10 @@ class OutputScanner:
         if not starts:
             return
         ordered = sorted(starts)
-        room = _MAX_CANDIDATES_PER_BLOCK if not capped else min(
-            _MAX_CANDIDATES_PER_BLOCK, _CLASSIFY_BUDGET + 1 - self._classified)
-        flood = len(ordered) > room
+        flood = len(ordered) > _MAX_CANDIDATES_PER_BLOCK
         if flood:
-            # a flood of candidates: classify the first ones (never more than the budget),
-            # count the rest from here on
-            ordered = ordered[:room]
+            # a flood of candidates: classify the first ones, count the rest from here on
+            ordered = ordered[:_MAX_CANDIDATES_PER_BLOCK]
         number = first_no
         prev = 0
         end = 0
@@ -408,7 +404,7 @@ class OutputScanner:
                  self._counting_from, self._exact)
         self._hits, self._kept, self._counts = [], Counter(), Counter()
         self._counting_only, self._classified = False, 0
-        self._keyword_scan(suffix, first_no, capped=False)
+        self._keyword_scan(suffix, first_no)
         tail_hits = [h for h in self._hits if h.number >= saved[5]]
         (self._hits, self._kept, self._counts, self._classified, self._uncounted,
          self._counting_from, self._exact) = saved
