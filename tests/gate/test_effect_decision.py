@@ -189,3 +189,44 @@ def test_audit_rows_and_the_cache_carry_the_effect(repo: Path, tmp_path: Path):
     assert rows[-1].effect["effect"] == "local_recoverable"
     assert audit.query(args_prefix=v.args_sha256[:8])[0].id == rows[0].id
     assert audit.query(row_id=rows[0].id)[0].args_sha256 == v.args_sha256
+
+
+def _model_with_detail(d: float, r: float, detail_effect: dict | None):
+    from ctxgate.gate.backends.base import Answer
+    from ctxgate.gate.backends.function import FunctionDecisionModel
+
+    def fn(state, questions):
+        detail = {"effect": detail_effect} if detail_effect is not None else None
+        return [Answer(question_id="destructive", p=d, model_id="m", detail=detail),
+                Answer(question_id="requested", p=r, model_id="m")]
+
+    return FunctionDecisionModel(fn=fn, model_id="m", threaded=False)
+
+
+def test_the_learned_confidence_counts_once(monkeypatch):
+    """The local backend's P(destructive) for a function call *is* the learned classifier's
+    answer; the gate must not add the same classifier's confidence again through max()."""
+    learned = Effect(effect=EffectClass.EXTERNAL, source=EffectSource.LEARNED,
+                     evidence="pays", confidence=0.8)
+    _learned(monkeypatch, learned)
+    call = ToolCall(tool="transfer_funds", arguments={"amount": 5})
+    # the backend says its 0.4 already weighed that very classifier: 0.4 alone decides
+    counted = _model_with_detail(0.4, 0.2, learned.to_dict())
+    v = decide(ToolGate(counted), call)
+    assert v.allowed and v.probabilities["destructive"] == 0.4
+    # an independent backend (no such detail): the learned class is a second evidence
+    assert not decide(ToolGate(_model_with_detail(0.4, 0.2, None)), call).allowed
+    # a detail naming a rule-based effect is not the learned classifier: still combined
+    rule = {**learned.to_dict(), "source": "shell_parser"}
+    assert not decide(ToolGate(_model_with_detail(0.4, 0.2, rule)), call).allowed
+
+
+def test_the_local_backend_and_the_gate_agree_on_a_learned_call():
+    """With the real local backend the gate's destructive score is the backend's own."""
+    from ctxgate.gate.loader import load_decision_model
+
+    gate = ToolGate(load_decision_model("local", GatePolicy()))
+    v = decide(gate, ToolCall(tool="transfer_money", arguments={"to_account": "DE89",
+                                                                "amount": 5}))
+    assert v.effect is not None and v.effect.source is EffectSource.LEARNED
+    assert v.outcome == "deny" and v.probabilities["destructive"] >= 0.5
