@@ -120,13 +120,13 @@ def _learned(monkeypatch, effect):
 
 
 def test_the_learned_source_is_combined_with_the_model(monkeypatch):
-    call = ToolCall(tool="transfer_funds", arguments={"amount": 5})
+    call = ToolCall(tool="frobnicate_funds", arguments={"amount": 5})
     seen = _learned(monkeypatch, Effect(effect=EffectClass.EXTERNAL,
                                         source=EffectSource.LEARNED, evidence="pays",
                                         confidence=0.8))
     v = decide(ToolGate(scripted(0.1, 0.2)), call)
     assert v.outcome == "deny" and v.effect.source is EffectSource.LEARNED  # max(0.1, 0.8)
-    assert seen == [("transfer_funds", {"amount": 5}, None, None)]
+    assert seen == [("frobnicate_funds", {"amount": 5}, None, None)]
     _learned(monkeypatch, Effect(effect=EffectClass.EXTERNAL, source=EffectSource.LEARNED,
                                  evidence="pays", confidence=0.3))
     assert decide(ToolGate(scripted(0.1, 0.2)), call).allowed  # max(0.1, 0.3) < 0.5
@@ -137,7 +137,7 @@ def test_the_learned_source_is_combined_with_the_model(monkeypatch):
 
 def test_a_missing_learned_classifier_is_skipped(monkeypatch):
     monkeypatch.setitem(sys.modules, "ctxgate.gate.effects.learned", None)  # ImportError
-    v = decide(ToolGate(scripted(0.1, 0.2)), ToolCall(tool="transfer_funds", arguments={}))
+    v = decide(ToolGate(scripted(0.1, 0.2)), ToolCall(tool="frobnicate_funds", arguments={}))
     assert v.allowed and v.effect is None
 
 
@@ -209,7 +209,7 @@ def test_the_learned_confidence_counts_once(monkeypatch):
     learned = Effect(effect=EffectClass.EXTERNAL, source=EffectSource.LEARNED,
                      evidence="pays", confidence=0.8)
     _learned(monkeypatch, learned)
-    call = ToolCall(tool="transfer_funds", arguments={"amount": 5})
+    call = ToolCall(tool="frobnicate_funds", arguments={"amount": 5})
     # the backend says its 0.4 already weighed that very classifier: 0.4 alone decides
     counted = _model_with_detail(0.4, 0.2, learned.to_dict())
     v = decide(ToolGate(counted), call)
@@ -226,7 +226,8 @@ def test_the_local_backend_and_the_gate_agree_on_a_learned_call():
     from ctxgate.gate.loader import load_decision_model
 
     gate = ToolGate(load_decision_model("local", GatePolicy()))
-    v = decide(gate, ToolCall(tool="transfer_money", arguments={"to_account": "DE89",
-                                                                "amount": 5}))
+    v = decide(gate, ToolCall(tool="acme_widget", arguments={
+        "url": "https://hooks.example/in", "payload": "x"}))  # no rule knows this name
     assert v.effect is not None and v.effect.source is EffectSource.LEARNED
-    assert v.outcome == "deny" and v.probabilities["destructive"] >= 0.5
+    assert v.effect.effect is EffectClass.EXTERNAL
+    assert v.outcome == "deny" and v.probabilities["destructive"] == v.effect.confidence
