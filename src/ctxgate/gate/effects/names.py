@@ -77,6 +77,10 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _PATH_ARGS = frozenset("path paths file files filename filepath file_path directory dir "
                        "dirname folder source destination src dst dest target notebook_path "
                        "old_path new_path output output_path input_path".split())
+_STRONG_PATH_ARGS = frozenset("path file_path filepath filename directory dir dirname folder "
+                              "notebook_path old_path new_path".split())
+"""Argument names whose value is a path even as a bare word (``{"path": "newdir"}``)."""
+_BARE = re.compile(r"^[\w.-]+$")
 _DEST_ARGS = frozenset("destination dest dst target new_path output output_path".split())
 _LOCAL_PATH = re.compile(r"^(/|~/|\./|\.\./)|^[\w.-]+(/[\w.-]+)*\.[A-Za-z0-9]{1,8}$|^[\w-]+/")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
@@ -130,8 +134,9 @@ def _local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
         if not names & _PATH_ARGS:
             continue
         for v in values:
-            if isinstance(v, str) and v and not _URL.match(v) and "<" not in v \
-                    and _LOCAL_PATH.search(v.strip()):
+            if isinstance(v, str) and v and not _URL.match(v) and "<" not in v and (
+                    _LOCAL_PATH.search(v.strip())
+                    or (str(key).lower() in _STRONG_PATH_ARGS and _BARE.match(v.strip()))):
                 out.append((str(key), v.strip()))
     return out
 
