@@ -16,7 +16,10 @@ the first word of the description may give it. Then:
 - any other state-changing verb (:data:`CHANGE_VERBS`): :attr:`~EffectClass.EXTERNAL` when
   the arguments hold no local path (a remote service's state changes), else the path rules
   (``write_file`` overwrites, ``edit_file`` changes in place, ``move_file`` overwrites its
-  destination, ``create_directory`` creates), judged with the real filesystem and ``git``;
+  destination, ``create_directory`` creates), judged with the real filesystem and ``git``.
+  A remote ``create``/``add`` counts too: what it creates is seen by others and cannot be
+  taken back from here (tried: leaving creates to the learned classifier raised the quick
+  non-shell false allows from 17.8 % to 24.9 %, since it calls many creates read-only);
 - no verb at all: argument names alone can still say it (``amount`` with an account or card
   → pays; a recipient with a message body → sends).
 
