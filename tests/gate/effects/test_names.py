@@ -131,3 +131,10 @@ def test_an_unrequested_send_is_denied_or_asked_whatever_the_model_says(tmp_path
     read = ToolCall(tool="get_invoice", arguments={"id": 3}, cwd=str(tmp_path))
     v = asyncio.run(ToolGate(scripted(0.05, 0.1)).decide(read, user_request="weather?"))
     assert v.allowed
+
+
+def test_the_remembered_schema_names_the_arguments(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"recipient": {}, "body": {}}}
+    e = name_effect("relay", {}, cwd=str(tmp_path), input_schema=schema)
+    assert e is not None and e.effect is EXT and "recipient" in e.evidence
+    assert name_effect("relay", {}, cwd=str(tmp_path)) is None

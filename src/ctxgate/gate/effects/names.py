@@ -158,8 +158,12 @@ def _action(verb: str, key: str) -> Action:
     return "modify"
 
 
-def _argument_rule(arguments: Mapping[str, Any]) -> Effect | None:
+def _argument_rule(arguments: Mapping[str, Any],
+                   input_schema: Mapping[str, Any] | None = None) -> Effect | None:
     names = {str(k).lower() for k in arguments}
+    props = input_schema.get("properties") if isinstance(input_schema, Mapping) else None
+    if isinstance(props, Mapping):
+        names |= {str(k).lower() for k in props}  # the schema's argument names count too
     words = set().union(*(set(_words(k)) | {k} for k in names)) if names else set()
     if words & _PAY_ARGS and words & _ACCOUNT_ARGS:
         hit = sorted(words & (_PAY_ARGS | _ACCOUNT_ARGS))
@@ -174,14 +178,14 @@ def _argument_rule(arguments: Mapping[str, Any]) -> Effect | None:
     return None
 
 
-def name_effect(tool: str, arguments: Any, *, cwd: str,
-                description: str | None = None) -> Effect | None:
-    """The effect of an unknown tool's call by its name, description and arguments, or
-    ``None`` when they do not say (a read verb, no verb, a delete of a path not there)."""
+def name_effect(tool: str, arguments: Any, *, cwd: str, description: str | None = None,
+                input_schema: Mapping[str, Any] | None = None) -> Effect | None:
+    """The effect of an unknown tool's call by its name, description, schema and arguments,
+    or ``None`` when they do not say (a read verb, no verb, a delete of a path not there)."""
     args = arguments if isinstance(arguments, Mapping) else {}
     found = operation_verb(tool, description)
     if found is None:
-        return _argument_rule(args)
+        return _argument_rule(args, input_schema)
     verb, where = found
     said = f"the tool's {where} says {verb!r}"
     if verb in READ_VERBS:

@@ -85,8 +85,10 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
         if found is not None or tool.lower() in SHELL_TOOL_NAMES or tool.lower() == "apply_patch":
             return found
     description = (info or {}).get("description")
+    schema = (info or {}).get("input_schema")
     found = name_effect(name, arguments, cwd=cwd,
-                        description=description if isinstance(description, str) else None)
+                        description=description if isinstance(description, str) else None,
+                        input_schema=schema if isinstance(schema, Mapping) else None)
     if found is not None:
         return found
     return _learned(name, arguments, info)
