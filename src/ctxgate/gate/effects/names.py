@@ -40,8 +40,14 @@ from typing import Any
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
 from ctxgate.gate.effects.paths import Action, classify_path
 
-__all__ = ["CHANGE_VERBS", "DELETE_VERBS", "EXTERNAL_VERBS", "READ_VERBS", "name_effect",
-           "operation_verb"]
+__all__ = [
+    "CHANGE_VERBS",
+    "DELETE_VERBS",
+    "EXTERNAL_VERBS",
+    "READ_VERBS",
+    "name_effect",
+    "operation_verb",
+]
 
 READ_VERBS = frozenset(
     "get gets list lists read fetch search find show describe query retrieve lookup look "
@@ -49,18 +55,21 @@ READ_VERBS = frozenset(
     "verify compute calculate estimate translate summarize summarise explain echo ping "
     "browse scan watch head tail diff compare analyze analyse render format parse print test "
     "whoami me current detect recognize recognise identify classify suggest recommend "
-    "predict resolve evaluate lint review extract is has can generate convert open".split())
+    "predict resolve evaluate lint review extract is has can generate convert open".split()
+)
 EXTERNAL_VERBS = frozenset(
     "send invite share publish unpublish transfer pay book order message notify email mail "
     "reply forward deploy tweet retweet broadcast sms call dm charge refund withdraw deposit "
     "donate purchase buy sell checkout release announce submit push post upload "
     "comment like follow unfollow subscribe unsubscribe accept decline approve reject merge "
-    "grant assign unassign transmit wire payout dispatch ship reserve schedule reschedule".split())
+    "grant assign unassign transmit wire payout dispatch ship reserve schedule reschedule".split()
+)
 """Verbs whose effect leaves the machine: someone else sees it, or money or goods move."""
 DELETE_VERBS = frozenset(
     "delete remove destroy drop purge erase clear revoke wipe truncate unlink kill terminate "
     "uninstall prune discard deactivate ban block shred cancel "
-    "overwrite flush reset void expire evict".split())
+    "overwrite flush reset void expire evict".split()
+)
 """Verbs that lose something for good."""
 CHANGE_VERBS = frozenset(
     "create add update set put patch insert write edit modify replace save rename move copy "
@@ -68,30 +77,41 @@ CHANGE_VERBS = frozenset(
     "reopen lock unlock archive restore mark star unstar register configure toggle rotate "
     "commit tag label attach detach upsert make complete sync mute unmute upgrade provision "
     "invoke scale reboot migrate regenerate renew resend mkdir touch chmod link exec eval "
-    "disable".split())
+    "disable".split()
+)
 """Other verbs that change state (recoverable or not depends on where)."""
 
-NOUN_VERBS = frozenset("message email mail order book call post comment like sms dm "
-                       "tag label mark star link set reply forward ship".split())
+NOUN_VERBS = frozenset(
+    "message email mail order book call post comment like sms dm "
+    "tag label mark star link set reply forward ship".split()
+)
 """Words that are as often nouns (``get_email``, ``user_order_list``): a verb only as the
 first word of the operation part."""
 _VERBS = READ_VERBS | EXTERNAL_VERBS | DELETE_VERBS | CHANGE_VERBS
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_PATH_ARGS = frozenset("path paths file files filename filepath file_path directory dir "
-                       "dirname folder source destination src dst dest target notebook_path "
-                       "old_path new_path output output_path input_path".split())
-_STRONG_PATH_ARGS = frozenset("path file_path filepath filename directory dir dirname folder "
-                              "notebook_path old_path new_path".split())
+_PATH_ARGS = frozenset(
+    "path paths file files filename filepath file_path directory dir "
+    "dirname folder source destination src dst dest target notebook_path "
+    "old_path new_path output output_path input_path".split()
+)
+_STRONG_PATH_ARGS = frozenset(
+    "path file_path filepath filename directory dir dirname folder "
+    "notebook_path old_path new_path".split()
+)
 """Argument names whose value is a path even as a bare word (``{"path": "newdir"}``)."""
 _BARE = re.compile(r"^[\w.-]+$")
 _DEST_ARGS = frozenset("destination dest dst target new_path output output_path".split())
 _LOCAL_PATH = re.compile(r"^(/|~/|\./|\.\./)|^[\w.-]+(/[\w.-]+)*\.[A-Za-z0-9]{1,8}$|^[\w-]+/")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 _PAY_ARGS = frozenset("amount price total sum".split())
-_ACCOUNT_ARGS = frozenset("iban account account_number to_account card card_number "
-                          "recipient payee beneficiary wallet".split())
-_RECIPIENT_ARGS = frozenset("to cc bcc recipient recipients phone phone_number channel "
-                            "chat_id email emails invitee attendees".split())
+_ACCOUNT_ARGS = frozenset(
+    "iban account account_number to_account card card_number "
+    "recipient payee beneficiary wallet".split()
+)
+_RECIPIENT_ARGS = frozenset(
+    "to cc bcc recipient recipients phone phone_number channel "
+    "chat_id email emails invitee attendees".split()
+)
 _BODY_ARGS = frozenset("body message text content subject html".split())
 
 
@@ -121,8 +141,11 @@ def operation_verb(tool: str, description: str | None = None) -> tuple[str, str]
     if description:
         first = _words(description.strip())[:1]
         stem = first[0] if first else ""
-        for cand in (stem, stem[:-1] if stem.endswith("s") else "",
-                     stem[:-2] if stem.endswith("es") else ""):
+        for cand in (
+            stem,
+            stem[:-1] if stem.endswith("s") else "",
+            stem[:-2] if stem.endswith("es") else "",
+        ):
             if cand and cand in _VERBS:
                 return cand, "description"
     return None
@@ -137,9 +160,16 @@ def _local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
         if not names & _PATH_ARGS:
             continue
         for v in values:
-            if isinstance(v, str) and v and not _URL.match(v) and "<" not in v and (
+            if (
+                isinstance(v, str)
+                and v
+                and not _URL.match(v)
+                and "<" not in v
+                and (
                     _LOCAL_PATH.search(v.strip())
-                    or (str(key).lower() in _STRONG_PATH_ARGS and _BARE.match(v.strip()))):
+                    or (str(key).lower() in _STRONG_PATH_ARGS and _BARE.match(v.strip()))
+                )
+            ):
                 out.append((str(key), v.strip()))
     return out
 
@@ -158,8 +188,9 @@ def _action(verb: str, key: str) -> Action:
     return "modify"
 
 
-def _argument_rule(arguments: Mapping[str, Any],
-                   input_schema: Mapping[str, Any] | None = None) -> Effect | None:
+def _argument_rule(
+    arguments: Mapping[str, Any], input_schema: Mapping[str, Any] | None = None
+) -> Effect | None:
     names = {str(k).lower() for k in arguments}
     props = input_schema.get("properties") if isinstance(input_schema, Mapping) else None
     if isinstance(props, Mapping):
@@ -167,19 +198,30 @@ def _argument_rule(arguments: Mapping[str, Any],
     words = set().union(*(set(_words(k)) | {k} for k in names)) if names else set()
     if words & _PAY_ARGS and words & _ACCOUNT_ARGS:
         hit = sorted(words & (_PAY_ARGS | _ACCOUNT_ARGS))
-        return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
-                      evidence=f"no verb in the name, but its arguments ({', '.join(hit)}) "
-                               "move money")
+        return Effect(
+            effect=EffectClass.EXTERNAL,
+            source=EffectSource.TOOL_NAME,
+            evidence=f"no verb in the name, but its arguments ({', '.join(hit)}) move money",
+        )
     if words & _RECIPIENT_ARGS and words & _BODY_ARGS:
         hit = sorted(words & (_RECIPIENT_ARGS | _BODY_ARGS))
-        return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
-                      evidence=f"no verb in the name, but its arguments ({', '.join(hit)}) "
-                               "send a message to someone")
+        return Effect(
+            effect=EffectClass.EXTERNAL,
+            source=EffectSource.TOOL_NAME,
+            evidence=f"no verb in the name, but its arguments ({', '.join(hit)}) "
+            "send a message to someone",
+        )
     return None
 
 
-def name_effect(tool: str, arguments: Any, *, cwd: str, description: str | None = None,
-                input_schema: Mapping[str, Any] | None = None) -> Effect | None:
+def name_effect(
+    tool: str,
+    arguments: Any,
+    *,
+    cwd: str,
+    description: str | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+) -> Effect | None:
     """The effect of an unknown tool's call by its name, description, schema and arguments,
     or ``None`` when they do not say (a read verb, no verb, a delete of a path not there)."""
     args = arguments if isinstance(arguments, Mapping) else {}
@@ -191,9 +233,11 @@ def name_effect(tool: str, arguments: Any, *, cwd: str, description: str | None 
     if verb in READ_VERBS:
         return None
     if verb in EXTERNAL_VERBS:
-        return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
-                      evidence=f"{said}: it sends, pays, publishes or shares outside this "
-                               "machine")
+        return Effect(
+            effect=EffectClass.EXTERNAL,
+            source=EffectSource.TOOL_NAME,
+            evidence=f"{said}: it sends, pays, publishes or shares outside this machine",
+        )
     paths = _local_paths(args)
     if paths:
         findings = []
@@ -206,8 +250,15 @@ def name_effect(tool: str, arguments: Any, *, cwd: str, description: str | None 
         worst = most_severe(c for c, _e in findings)
         first = next(e for c, e in findings if c is worst)
         assert worst is not None
-        return Effect(effect=worst, source=EffectSource.TOOL_NAME, evidence=first,
-                      details=tuple(f"{c.value}: {e}" for c, e in findings))
+        return Effect(
+            effect=worst,
+            source=EffectSource.TOOL_NAME,
+            evidence=first,
+            details=tuple(f"{c.value}: {e}" for c, e in findings),
+        )
     what = "deletes something for good" if verb in DELETE_VERBS else "changes state"
-    return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
-                  evidence=f"{said}: it {what} on a remote service (no local path argument)")
+    return Effect(
+        effect=EffectClass.EXTERNAL,
+        source=EffectSource.TOOL_NAME,
+        evidence=f"{said}: it {what} on a remote service (no local path argument)",
+    )
