@@ -138,3 +138,12 @@ def test_the_remembered_schema_names_the_arguments(tmp_path: Path) -> None:
     e = name_effect("relay", {}, cwd=str(tmp_path), input_schema=schema)
     assert e is not None and e.effect is EXT and "recipient" in e.evidence
     assert name_effect("relay", {}, cwd=str(tmp_path)) is None
+
+
+def test_a_name_rule_deny_says_it_looks_destructive_and_why(tmp_path: Path) -> None:
+    """A name is weaker evidence than a parse: the reason says "looks" and names the verb."""
+    call = ToolCall(tool="delete_records", arguments={"table": "customers"}, cwd=str(tmp_path))
+    v = asyncio.run(ToolGate(scripted(0.2, 0.05)).decide(call, user_request="show the schema"))
+    assert v.outcome == "deny"
+    assert v.reason.startswith("Tool gate: this call looks destructive or irreversible (p=0.20)")
+    assert "external by the gate's rules (the tool's name says 'delete'" in v.reason
