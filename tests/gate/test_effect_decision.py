@@ -231,3 +231,26 @@ def test_the_local_backend_and_the_gate_agree_on_a_learned_call():
     assert v.effect is not None and v.effect.source is EffectSource.LEARNED
     assert v.effect.effect is EffectClass.EXTERNAL
     assert v.outcome == "deny" and v.probabilities["destructive"] == v.effect.confidence
+
+
+def test_the_local_backend_says_its_function_call_score_is_the_learned_one():
+    """The contract single counting relies on: for a function call the local backend's
+    destructive answer carries the learned effect it used (if that detail went away, the gate
+    would count the learned confidence twice again)."""
+    from ctxgate.gate.backends.local import LocalDecisionModel
+    from ctxgate.gate.effects.learned import classify
+    from ctxgate.gate.gate import _model_counted_learned
+
+    args = {"url": "https://hooks.example/in", "payload": "x"}
+    answers = LocalDecisionModel().decide(
+        {"user_request": "show the log", "tool_call": {"tool": "acme_widget", "arguments": args}},
+        ["destructive", "requested"])
+    by_id = {a.question_id: a for a in answers}
+    effect = classify("acme_widget", args)
+    assert effect.source is EffectSource.LEARNED
+    assert _model_counted_learned(by_id, effect)
+    shell = LocalDecisionModel().decide(
+        {"user_request": "show the log", "tool_call": {"tool": "bash",
+                                                      "arguments": {"command": "ls"}}},
+        ["destructive", "requested"])
+    assert not _model_counted_learned({a.question_id: a for a in shell}, effect)
