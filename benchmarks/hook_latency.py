@@ -14,8 +14,10 @@ where no ``ctxgate run`` wrapper runs and ``hook post`` digests the output inste
 
 Part 2 (processes): wall time of one ``hook pre`` process (the command ``hook install``
 writes, ``python -S …/_launch.py hook pre``, and ``python -m ctxgate hook pre``) fed each
-payload, with the daemon warm and in-process; one ``hook post``; the ``ctxgate run`` wrapper the
-hook puts around a fast-path command against ``sh -c`` of it; and ``python -c pass`` (the
+payload, with the daemon warm and in-process; one ``hook post`` (a Grep output, and a Bash call
+the pre-hook wrapped, which ends at start-up); the ``ctxgate run`` wrapper the hook puts around a
+command (``python -S …/_launch.py run``, with and without the fast path's ``--sandbox
+read-only``) against ``sh -c`` of it; and ``python -c pass`` (the
 physical baseline) and ``python -S -c pass``.
 
 Bytecode: this workplace sets PYTHONDONTWRITEBYTECODE=1, so every process would compile
@@ -169,6 +171,13 @@ class Bench:
             times.append((time.perf_counter() - started) * 1000)
         return times
 
+    def rewrite(self, command: str, *, read_only: bool) -> str:
+        """What the pre-hook rewrites ``command`` into (this checkout's handlers)."""
+        code = ("import sys; from ctxgate.integrations.hooks.handlers import wrap_shell_command"
+                f" as w; print(w({command!r}, read_only={read_only!r}))")
+        return subprocess.run([sys.executable, "-c", code], env=self.env, capture_output=True,
+                              text=True, check=True, timeout=120).stdout.strip()
+
     def payload(self, command: str, event: str = "PreToolUse") -> bytes:
         transcript = self.tmp / "transcript.jsonl"
         transcript.write_text(json.dumps({"type": "user", "message": {
@@ -176,7 +185,10 @@ class Bench:
         data = {"hook_event_name": event, "tool_name": "Bash", "session_id": "b",
                 "tool_input": {"command": command}, "cwd": str(self.project),
                 "tool_use_id": "t", "transcript_path": str(transcript)}
-        if event == "PostToolUse":
+        if event == "PostToolUse" and command:  # a Bash call, as it ran
+            data["tool_response"] = {"stdout": "README.md\nsrc\n", "stderr": "",
+                                     "interrupted": False, "isImage": False}
+        elif event == "PostToolUse":
             data["tool_input"] = {"pattern": "demo"}
             data["tool_name"] = "Grep"
             data["tool_response"] = {"content": "README.md:2:A demo project."}
@@ -235,12 +247,16 @@ def main() -> None:
                          bench.process_ms(hook_post, post, args.runs), b50))
         lines.append(row("hook post (installed), small Grep output, in-process",
                          bench.process_ms(hook_post, post, args.runs, no_daemon), b50))
+        wrapped_post = bench.payload(bench.rewrite("ls", read_only=True), "PostToolUse")
+        lines.append(row("hook post (installed), Bash call the pre-hook wrapped",
+                         bench.process_ms(hook_post, wrapped_post, args.runs), b50))
         sh = bench.process_ms(["sh", "-c", "ls"], b"", args.runs)
         lines.append(row("sh -c ls (what the agent's call costs unhooked)", sh))
-        wrapped = bench.process_ms(py + ["-m", "ctxgate", "run", "--tool", "bash", "--sandbox",
-                                         "read-only", "-c", "ls"], b"", args.runs)
-        lines.append(row("ctxgate run --sandbox read-only -c ls (the hook's rewrite)",
-                         wrapped, pct(sh, 0.5)))
+        for read_only in (True, False):
+            wrapper = shlex.split(bench.rewrite("ls", read_only=read_only))
+            label = " ".join(["python -S …/_launch.py", *wrapper[3:]])
+            lines.append(row(f"{label} (the hook's rewrite)",
+                             bench.process_ms(wrapper, b"", args.runs), pct(sh, 0.5)))
         if not args.skip_claude:
             if not CLAUDE.exists():
                 raise SystemExit(f"{CLAUDE} is missing: run scripts/install-test-deps")

@@ -78,6 +78,8 @@ def main(argv: list[str]) -> int:
                     help="LABEL=PATH of a source tree to time (repeatable)")
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "ctxgate-bench"))
     ap.add_argument("--overhead-runs", type=int, default=15)
+    ap.add_argument("--overhead-only", action="store_true",
+                    help="only the below-threshold rows (no cat FILE sizes)")
     args = ap.parse_args(argv)
     work = Path(args.dir)
     trees = [tuple(s.split("=", 1)) for s in args.src] or [("this", str(_REPO_SRC))]
@@ -93,7 +95,7 @@ def main(argv: list[str]) -> int:
     print("| size | shape | what | p50 s | p95 s | MB/s | / zstd\\|sha | CPU s | peak RSS "
           "| digest |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for label in args.sizes.split(","):
+    for label in ([] if args.overhead_only else args.sizes.split(",")):
         size = _SIZES[label]
         for shape in args.shapes.split(","):
             path = write_file(work / f"{shape}-{label}.out", shape, size)
@@ -133,13 +135,20 @@ def main(argv: list[str]) -> int:
 def overhead(py: str, envs: dict[str, dict[str, str]], base_env: dict[str, str],
              runs: int) -> None:
     """Medians of a below-threshold run, the bare command, and the interpreter floor."""
-    samples: dict[str, list[float]] = {"sh -c 'echo hi'": [], "python -c pass": []}
+    samples: dict[str, list[float]] = {"sh -c 'echo hi'": [], "python -c pass": [],
+                                       "python -S -c pass": []}
     for _ in range(runs):
         samples["sh -c 'echo hi'"].append(timed(["sh", "-c", "echo hi"], env=base_env)[0])
         samples["python -c pass"].append(timed([py, "-c", "pass"], env=base_env)[0])
+        samples["python -S -c pass"].append(timed([py, "-S", "-c", "pass"], env=base_env)[0])
         for label, env in envs.items():
             samples.setdefault(f"ctxgate run ({label}) -- echo hi", []).append(
                 timed([py, "-m", "ctxgate", "run", "--", "echo", "hi"], env=env)[0])
+            # what the hooks write: python -S …/ctxgate/_launch.py run --tool bash -c CMD
+            launcher = str(Path(env["PYTHONPATH"].split(os.pathsep)[0]) / "ctxgate" / "_launch.py")
+            samples.setdefault(f"hook's wrapper ({label}): python -S _launch.py run -c 'echo hi'",
+                               []).append(timed([py, "-S", launcher, "run", "--tool", "bash",
+                                                 "-c", "echo hi"], env=env)[0])
     sh = statistics.median(samples["sh -c 'echo hi'"])
     floor = statistics.median(samples["python -c pass"])
     print(f"\nbelow-threshold overhead ({runs} runs each, interleaved; medians)")

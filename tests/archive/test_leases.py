@@ -219,7 +219,8 @@ def test_sigterm_to_ctxgate_run_is_forwarded_and_recorded(tmp_path: Path) -> Non
 
 def test_a_complete_run_is_not_interrupted(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    proc = subprocess.run([sys.executable, "-m", "ctxgate", "run", "-c", "echo fine"],
+    # 2,292 bytes: more than min_tokens in bytes, so stored (smaller ones pass through)
+    proc = subprocess.run([sys.executable, "-m", "ctxgate", "run", "-c", "seq 1 600"],
                           capture_output=True, env=_env(home), timeout=60)
     assert proc.returncode == 0
     with Archive.open(home) as archive:

@@ -233,10 +233,16 @@ def test_raw_output_is_complete_and_says_it_was_not_stored(tmp_path: Path) -> No
 
 
 def test_a_small_output_is_shown_whole_and_the_note_goes_to_stderr(tmp_path: Path) -> None:
+    """Below the threshold in bytes nothing is stored (the passthrough path), so there is
+    nothing to report; an output the full path handles says it was not stored."""
     home = tmp_path / "file" / "home"
     (tmp_path / "file").write_text("x")
     proc = State(home).run("run", "-c", "echo hello; exit 5")
-    assert proc.returncode == 5 and proc.stdout == b"hello\n"
+    assert proc.returncode == 5 and proc.stdout == b"hello\n" and proc.stderr == b""
+    # 2,292 bytes (over min_tokens in bytes), ~1,200 tokens: verbatim through the full path
+    proc = State(home).run("run", "-c", "seq 1 600; exit 5")
+    assert proc.returncode == 5
+    assert proc.stdout == b"".join(b"%d\n" % i for i in range(1, 601))
     assert b"ctxgate: not archived (" in proc.stderr
     assert b"the output is shown whole; it was not stored" in proc.stderr
 

@@ -125,6 +125,7 @@ def test_a_call_the_daemon_answers_imports_no_typer_settings_or_gate(tmp_path: P
                      "ctxgate.shell", "bashlex", "numpy"]
             if start[0] == "-S":
                 heavy += ["site", "typing"]  # and nothing the site-packages .pth files load
+                heavy += ["re", "enum", "argparse", "json", "shutil", "signal", "subprocess"]
             for name in heavy:
                 assert name not in imported, (start, name)
     finally:
@@ -138,3 +139,26 @@ def test_a_call_the_daemon_answers_imports_no_typer_settings_or_gate(tmp_path: P
         import shutil
 
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+@pytest.mark.parametrize("argv", [
+    [], ["--harness", "codex"], ["--harness=codex"], ["--no-rewrite"], ["--rewrite"],
+    ["--no-rewrite", "--rewrite"], ["--approve"], ["--backend", "m:f"], ["--deadline", "2.5"],
+    ["--deadline=inf"], ["--deadline", "x"], ["--deadline"], ["--harn", "codex"],
+    ["--approve=1"], ["--deadline", "-1"], ["--bogus"], ["x"], ["-h"],
+    ["--harness", "codex", "--approve", "--deadline", "7", "--backend", "a:b", "--no-rewrite"],
+])
+def test_the_simple_hook_parser_agrees_with_argparse(argv: list[str]) -> None:
+    """`_parse_simple` answers only what argparse would answer the same way (else None)."""
+    from ctxgate.cli.fast_hook import _parse_simple, _parser
+
+    for options, defaults in ((HOOK_PRE_OPTIONS, {"harness": "claude-code", "rewrite": True,
+                                                  "deadline": 30.0}),
+                              (HOOK_POST_OPTIONS, {"harness": "claude-code"})):
+        simple = _parse_simple(argv, options, defaults)
+        try:
+            parsed = vars(_parser("p", "d", options, defaults).parse_args(argv))
+        except SystemExit:
+            parsed = None
+        if simple is not None:
+            assert vars(simple) == parsed

@@ -108,8 +108,8 @@ def test_every_pre_reply_is_accepted(outcome: str, fast: bool, command: str) -> 
     if outcome != "allow":
         assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
     elif command != "X=1; echo $X":
-        assert " -m ctxgate run " in json.loads(out)["hookSpecificOutput"]["updatedInput"][
-            "command"]
+        rewritten = json.loads(out)["hookSpecificOutput"]["updatedInput"]["command"]
+        assert "_launch.py run --tool bash " in rewritten
 
 
 def test_apply_patch_is_judged_not_rewritten() -> None:

@@ -90,6 +90,12 @@ def main(argv: list[str] | None = None) -> None:
 
         code = (fast_hook.pre_main if args[1] == "pre" else fast_hook.post_main)(args[2:])
         fast_hook.leave(code)
+    if args[:1] == ["run"]:  # small outputs: no site, no settings, no archive
+        from ctxgate.firewall.passthrough import quick_run
+
+        code = quick_run(args[1:])
+        if code is not None:
+            sys.exit(code)
     from ctxgate._launch import ensure_site
 
     ensure_site()  # started by `python -S …/_launch.py`: every other command needs site-packages

@@ -54,6 +54,48 @@ def hook_command_prefix(python: str | None = None) -> str:
     return f"{exe} -S {shlex.quote(launcher)}"
 
 
+def _parse_simple(argv: list[str], options: dict, defaults: dict):
+    """``argv`` parsed as argparse would, without importing it (``argparse`` brings ``re``,
+    ``gettext`` and ``shutil``, a visible share of a daemon-answered hook), when every word
+    is an exact option of ``options`` with a valid value; else None (argparse then parses
+    and reports). A test holds the two equal."""
+    from types import SimpleNamespace
+
+    flags: dict[str, tuple[str, type | None, bool]] = {}
+    for dest, (names, kind) in options.items():
+        if kind is bool:
+            flags[names[0]] = (dest, None, True)
+            flags[names[1]] = (dest, None, False)
+        else:
+            for name in names:
+                flags[name] = (dest, kind, True)
+    values = {dest: (False if kind is None else defaults.get(dest))
+              for dest, (_, kind) in options.items()}
+    i = 0
+    while i < len(argv):
+        name, eq, value = argv[i].partition("=")
+        spec = flags.get(name)
+        if spec is None or not name.startswith("--"):
+            return None
+        dest, kind, on = spec
+        if kind is None:
+            if eq:
+                return None
+            values[dest] = on
+        else:
+            if not eq:
+                if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                    return None
+                i += 1
+                value = argv[i]
+            try:
+                values[dest] = kind(value)
+            except ValueError:
+                return None
+        i += 1
+    return SimpleNamespace(**values)
+
+
 def _parser(prog: str, description: str, options: dict, defaults: dict):
     import argparse
 
@@ -117,14 +159,15 @@ def pre_main(argv: list[str]) -> int:
     )
 
     started = time.monotonic()
-    parser = _parser("ctxgate hook pre", "PreToolUse: judge the call; deny, or allow (and "
-                     "wrap shell commands). Fails closed.", HOOK_PRE_OPTIONS,
-                     {"harness": "claude-code", "rewrite": True,
-                      "deadline": DEFAULT_DEADLINE_SECONDS})
-    try:
-        ns = parser.parse_args(argv)
-    except SystemExit as exc:  # usage error: exit 2 is a block
-        return int(exc.code or 0)
+    defaults = {"harness": "claude-code", "rewrite": True, "deadline": DEFAULT_DEADLINE_SECONDS}
+    ns = _parse_simple(argv, HOOK_PRE_OPTIONS, defaults)
+    if ns is None:
+        parser = _parser("ctxgate hook pre", "PreToolUse: judge the call; deny, or allow (and "
+                         "wrap shell commands). Fails closed.", HOOK_PRE_OPTIONS, defaults)
+        try:
+            ns = parser.parse_args(argv)
+        except SystemExit as exc:  # usage error: exit 2 is a block
+            return int(exc.code or 0)
     timer = None
     if not is_worker():  # no supervisor (no fork): the in-process watchdog, as typer's pre
         import threading
@@ -208,13 +251,15 @@ def post_main(argv: list[str]) -> int:
             signal.signal(getattr(signal, name),
                           lambda signum, _frame: post_fault(
                               f"interrupted by {signal.Signals(signum).name}"))
-    parser = _parser("ctxgate hook post", "PostToolUse: digest a large firewallable output; "
-                     "prints nothing for small ones.", HOOK_POST_OPTIONS,
-                     {"harness": "claude-code"})
-    try:
-        ns = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    ns = _parse_simple(argv, HOOK_POST_OPTIONS, {"harness": "claude-code"})
+    if ns is None:
+        parser = _parser("ctxgate hook post", "PostToolUse: digest a large firewallable "
+                         "output; prints nothing for small ones.", HOOK_POST_OPTIONS,
+                         {"harness": "claude-code"})
+        try:
+            ns = parser.parse_args(argv)
+        except SystemExit as exc:
+            return int(exc.code or 0)
     try:
         raw = sys.stdin.buffer.read()
         stdout = _post(raw, ns.harness)

@@ -44,7 +44,7 @@ from ctxgate.firewall.policy import DEFAULT_FIREWALL_POLICY, FirewallPolicy
 if TYPE_CHECKING:
     from ctxgate.archive import Archive
 
-__all__ = ["KILL_GRACE_SECONDS", "TIMEOUT_EXIT_CODE", "RunResult", "run_command"]
+__all__ = ["KILL_GRACE_SECONDS", "TIMEOUT_EXIT_CODE", "RunResult", "resume_command", "run_command"]
 
 KILL_GRACE_SECONDS = 3.0
 """Seconds between SIGTERM and SIGKILL when the timeout fires or a stop is forced."""
@@ -167,16 +167,90 @@ def run_command(
         stopper.attach(proc)
         started = time.monotonic()
         streams = [proc.stdout] + ([proc.stderr] if separate_stderr else [])
-        names = ("stdout", "stderr") if separate_stderr else ("output",)
-        pipes = [OutputPipeline(archive=archive, tool=tool, policy=policy, command=command,
-                                raw=raw, inline=inline, session_id=session_id,
-                                extra={"stream": name}, expand_tool=expand_tool)
-                 for name in names]
-        if guard is not None:
-            pipes = [guard.watch(p) for p in pipes]
-        live = [out, err] if raw else None
-        _pump(streams, pipes, live, stopper, timeout, started)
-        code = proc.wait()
+        return _drive(proc, streams, stopper, guard, started, command=command,
+                      archive=archive, policy=policy, tool=tool, raw=raw, inline=inline,
+                      timeout=timeout, separate_stderr=separate_stderr, out=out, err=err,
+                      session_id=session_id, expand_tool=expand_tool)
+
+
+def resume_command(
+    child: Any,
+    fd: int | None,
+    head: bytes,
+    *,
+    command: str,
+    archive: Archive,
+    policy: FirewallPolicy = DEFAULT_FIREWALL_POLICY,
+    tool: str = "shell",
+    session_id: str | None = None,
+    guard: Any = None,
+    own_group: bool = True,
+    started: float,
+    forwarded: int | None = None,
+    killed: bool = False,
+    exited_at: float | None = None,
+) -> RunResult:
+    """Go on with a command :mod:`ctxgate.firewall.passthrough` started, as :func:`run_command`
+    would have: ``head`` (the bytes already read from its merged output) goes to the archive
+    first, then the rest of ``fd`` (None: already at its end).
+
+    Args:
+        child: the running (or exited) command, a :class:`~ctxgate.firewall.passthrough.Child`.
+        fd: the read end of its stdout+stderr pipe, closed here; None when at EOF.
+        head: every byte read from it so far.
+        command: the command as recorded (the shell string, or the joined argv).
+        guard: the ``--sandbox`` :class:`~ctxgate.sandbox.ReadOnlyRun` it was started under.
+        started: :func:`time.monotonic` when it started.
+        forwarded, killed: a signal already forwarded to it, and whether SIGKILL followed.
+        exited_at: :func:`time.monotonic` when it was seen to exit, if it was.
+    """
+    stopper = _Stopper(child, own_group)
+    stopper.forwarded = forwarded
+    stopper.killed = killed
+    if forwarded is not None:
+        stopper.kill_at = time.monotonic() + KILL_GRACE_SECONDS * 3
+    streams = [_Fd(fd)] if fd is not None else []
+    with stopper.handling_signals():
+        return _drive(child, streams, stopper, guard, started, command=command,
+                      archive=archive, policy=policy, tool=tool, raw=False, inline=False,
+                      timeout=None, separate_stderr=False, out=sys.stdout.buffer,
+                      err=sys.stderr.buffer, session_id=session_id, expand_tool="expand",
+                      head=head, exited_at=exited_at)
+
+
+class _Fd:
+    """A pipe's read end as the run loop uses a stream (``fileno``, ``close``)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _drive(proc: Any, streams: list[Any], stopper: _Stopper, guard: Any, started: float, *,
+           command: str, archive: Archive, policy: FirewallPolicy, tool: str, raw: bool,
+           inline: bool, timeout: float | None, separate_stderr: bool, out: IO[bytes],
+           err: IO[bytes], session_id: str | None, expand_tool: str, head: bytes = b"",
+           exited_at: float | None = None) -> RunResult:
+    """Copy the running command's output through the firewall, then print what the model gets."""
+    names = ("stdout", "stderr") if separate_stderr else ("output",)
+    pipes = [OutputPipeline(archive=archive, tool=tool, policy=policy, command=command,
+                            raw=raw, inline=inline, session_id=session_id,
+                            extra={"stream": name}, expand_tool=expand_tool)
+             for name in names]
+    if guard is not None:
+        pipes = [guard.watch(p) for p in pipes]
+    live = [out, err] if raw else None
+    if head:
+        pipes[0].feed(head)
+    _pump(streams, pipes, live, stopper, timeout, started, exited_at)
+    code = proc.wait()
     duration = time.monotonic() - started
     exit_code = TIMEOUT_EXIT_CODE if stopper.timed_out else (128 - code if code < 0 else code)
     notes = stopper.notes(timeout) + (guard.notes(exit_code) if guard is not None else ())
@@ -216,7 +290,8 @@ def run_command(
 
 def _pump(streams: list[Any], pipes: list[OutputPipeline],
           live: list[IO[bytes] | None] | None,
-          stopper: _Stopper, timeout: float | None, started: float) -> None:
+          stopper: _Stopper, timeout: float | None, started: float,
+          exited_at: float | None = None) -> None:
     """Copy every pipe into its pipeline until all are at EOF (the child's writers closed)."""
     sel = selectors.DefaultSelector()
     for k, stream in enumerate(streams):
@@ -224,7 +299,6 @@ def _pump(streams: list[Any], pipes: list[OutputPipeline],
         sel.register(stream.fileno(), selectors.EVENT_READ, k)
     try:
         open_fds = len(streams)
-        exited_at: float | None = None
         last_read = time.monotonic()
         while open_fds:
             now = time.monotonic()

@@ -30,9 +30,9 @@ command (never unsandboxed by surprise).
 
 from __future__ import annotations
 
+import _signal as signal  # not `signal`: its enum wrappers cost more than the rest of start-up
 import ctypes
 import os
-import signal
 import struct
 import sys
 

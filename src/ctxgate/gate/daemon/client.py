@@ -17,11 +17,11 @@ process started for one tool call.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
+from ctxgate import _jsonc as jsonc  # json without re: this runs in every hook
 from ctxgate.gate.daemon.protocol import (
     NO_DAEMON_ENV,
     PROTOCOL_VERSION,
@@ -172,7 +172,7 @@ def _exchange(sock: Any, pid: int, header: bytes, body: bytes,
     finally:
         sock.close()
     try:
-        reply = json.loads(raw.decode("utf-8", "surrogatepass"))
+        reply = jsonc.loads(raw.decode("utf-8", "surrogatepass"))
     except ValueError as exc:
         raise DaemonUnavailable(f"the daemon's reply is not JSON: {exc}") from exc
     if not isinstance(reply, dict):
@@ -202,8 +202,8 @@ def call(service: str, op: str, fields: dict[str, Any], body: bytes, *,
         raise DaemonUnavailable(str(exc)) from exc
     if os.path.exists(paths.off):
         raise DaemonUnavailable("[daemon] enabled = false in this configuration")
-    header = json.dumps({"protocol": PROTOCOL_VERSION, "identity": ident, "op": op, **fields},
-                        ensure_ascii=True).encode("ascii")
+    header = jsonc.dumps({"protocol": PROTOCOL_VERSION, "identity": ident, "op": op, **fields},
+                         ensure_ascii=True).encode("ascii")
     why = ""
     for _attempt in range(2):
         found = _connect(paths, deadline)

@@ -152,10 +152,11 @@ def identity(service: str, environ: Any = None) -> dict[str, Any]:
 
 def identity_key(ident: dict[str, Any]) -> str:
     """16 hex digits naming the identity's socket (the handshake compares the identity whole)."""
-    import json
     import zlib
 
-    raw = json.dumps(ident, sort_keys=True, ensure_ascii=True).encode("ascii")
+    from ctxgate._jsonc import dumps  # json.dumps, without importing re in every hook
+
+    raw = dumps(ident, sort_keys=True, ensure_ascii=True).encode("ascii")
     return f"{zlib.crc32(raw):08x}{zlib.adler32(raw[::-1]):08x}"
 
 

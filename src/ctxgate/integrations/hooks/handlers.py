@@ -39,12 +39,11 @@ from ctxgate.integrations.hooks.payloads import (
     read_transcript,
 )
 from ctxgate.integrations.hooks.supervisor import BLOCK_EXIT  # the one definition
+from ctxgate.integrations.hooks.wrapped import SHELL_TOOLS, is_wrapped  # the one definition
 
 __all__ = ["BLOCK_EXIT", "HookResponse", "gate_tool_name", "post_tool_use", "pre_tool_use",
-           "response_text", "rewrite_shell_command", "wrap_shell_command"]
+           "response_text", "rewrite_shell_command", "run_prefix", "wrap_shell_command"]
 
-SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell"})
-"""Harness tool names (lowercased) whose ``command`` is a shell string (any harness)."""
 
 _CLAUDE_CODE = ClaudeCode()
 
@@ -72,12 +71,27 @@ def wrap_shell_command(command: str, *, python: str = sys.executable,
     command proved read-only without a model call), so a wrong proof still cannot write.
     """
     sandbox = " --sandbox read-only" if read_only else ""
-    return (f"{shlex.quote(python)} -m ctxgate run --tool bash{sandbox} "
+    return (f"{run_prefix(python)} run --tool bash{sandbox} "
             f"-c {shlex.quote(command)}")
 
 
+def run_prefix(python: str = sys.executable) -> str:
+    """``PYTHON -S …/ctxgate/_launch.py``: the wrapper starts without ``site`` (a small output
+    then never loads more than the interpreter's built-in modules; see
+    :mod:`ctxgate.firewall.passthrough`); ``PYTHON -m ctxgate`` where the package is not a
+    plain directory."""
+    import os
+
+    import ctxgate
+
+    launcher = os.path.join(os.path.dirname(os.path.abspath(ctxgate.__file__)), "_launch.py")
+    if not os.path.isfile(launcher):
+        return f"{shlex.quote(python)} -m ctxgate"
+    return f"{shlex.quote(python)} -S {shlex.quote(launcher)}"
+
+
 def _already_wrapped(command: str) -> bool:
-    return " -m ctxgate run " in command or command.lstrip().startswith("ctxgate run ")
+    return is_wrapped(command)
 
 
 def rewrite_shell_command(command: str, *, python: str = sys.executable,

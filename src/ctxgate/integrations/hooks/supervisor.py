@@ -24,10 +24,10 @@ to the in-process watchdog thread. Only the standard library is imported here.
 
 from __future__ import annotations
 
+import _signal as signal  # not `signal`: its enum wrappers would be most of this start-up
 import errno
 import os
 import select
-import signal
 import sys
 import time
 
@@ -97,8 +97,22 @@ def _block(reason: str) -> None:
     os._exit(BLOCK_EXIT)
 
 
+def _signal_name(signum: int) -> str:
+    """``SIGTERM`` for 15 (the ``signal`` module's enum loads only for unusual signals)."""
+    for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE", "SIGKILL", "SIGSEGV", "SIGABRT",
+                 "SIGBUS", "SIGQUIT"):
+        if getattr(signal, name, None) == signum:
+            return name
+    import signal as full
+
+    try:
+        return full.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
 def _on_signal(signum: int, _frame: object) -> None:
-    name = signal.Signals(signum).name
+    name = _signal_name(signum)
     if signum == getattr(signal, "SIGPIPE", None):
         _block(f"{name}: the harness closed the hook's output before the answer was written; "
                "retry the call")
@@ -108,7 +122,7 @@ def _on_signal(signum: int, _frame: object) -> None:
 
 def _ended(status: int) -> str:
     if os.WIFSIGNALED(status):
-        return f"was killed by {signal.Signals(os.WTERMSIG(status)).name}"
+        return f"was killed by {_signal_name(os.WTERMSIG(status))}"
     return f"exited with status {os.waitstatus_to_exitcode(status)}"
 
 

@@ -1,0 +1,131 @@
+"""``--sandbox read-only`` for the small-output run path: the mechanism, remembered per boot.
+
+:func:`ctxgate.sandbox.detect` probes the machine by starting a sandboxed ``true`` (for the
+namespace helper, a second interpreter) and imports ``subprocess``, ``shutil`` and ``re``:
+more than the rest of a small ``ctxgate run``. Which mechanism works does not change while
+the machine is up, so :func:`detected` keeps the answer in this user's private runtime
+directory (the decision daemon's, 0700), keyed by the boot, the interpreter, the package's
+location, ``PATH`` and ``CTXGATE_SANDBOX_MECHANISMS``; any change in them probes again.
+Where there is no boot id (not Linux) it always probes. :func:`wrap` builds the namespace and
+Landlock helpers' argv itself; bwrap and sandbox-exec go through :mod:`ctxgate.sandbox.wrap`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["CACHE_NAME", "Detected", "detected", "not_sandboxed_note", "runtime_dir", "wrap"]
+
+CACHE_NAME = "sandbox-mechanism-v1"
+"""The cache file's name in the runtime directory."""
+MECHANISMS_ENV = "CTXGATE_SANDBOX_MECHANISMS"
+ENTER_SCRIPT = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sandbox", "_enter.py"
+)
+_BOOT_ID = "/proc/sys/kernel/random/boot_id"
+
+
+class Detected:
+    """What :func:`ctxgate.sandbox.detect` said: the mechanism (None: none) and why not."""
+
+    def __init__(self, mechanism: str | None, why_not: str) -> None:
+        self.mechanism = mechanism
+        self.why_not = why_not
+
+
+def runtime_dir(env: Any) -> str:
+    """``ctxgate.gate.daemon.protocol.runtime_dir`` (a test holds them equal)."""
+    explicit = env.get("CTXGATE_RUNTIME_DIR")
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    xdg = env.get("XDG_RUNTIME_DIR")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "ctxgate")
+    tmp = env.get("TMPDIR") or "/tmp"
+    return os.path.join(tmp, f"ctxgate-{os.getuid()}")
+
+
+def _key(env: Any) -> str | None:
+    try:
+        with open(_BOOT_ID, encoding="ascii") as fh:
+            boot = fh.read().strip()
+    except OSError:
+        return None
+    parts = (
+        boot,
+        str(os.getuid()),
+        sys.executable,
+        ENTER_SCRIPT,
+        env.get("PATH", ""),
+        env.get(MECHANISMS_ENV, "\0unset"),
+    )
+    return "\t".join(p.replace("\t", " ").replace("\n", " ") for p in parts)
+
+
+def _private_dir(path: str) -> bool:
+    """Create ``path`` 0700 if missing; whether it is this user's own, private directory."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return False
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        (st.st_mode & 0o170000) == 0o040000 and st.st_uid == os.getuid() and not st.st_mode & 0o077
+    )
+
+
+def detected(env: Any = None) -> Detected:
+    """The read-only sandbox mechanism here: from the cache when it is this boot's, else
+    probed by :func:`ctxgate.sandbox.detect` (and remembered)."""
+    env = os.environ if env is None else env
+    key = _key(env)
+    folder = runtime_dir(env)
+    path = os.path.join(folder, CACHE_NAME)
+    if key is not None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                lines = fh.read().split("\n")
+            if len(lines) >= 3 and lines[0] == key and _private_dir(folder):
+                return Detected(lines[1] or None, lines[2])
+        except OSError:
+            pass
+    from ctxgate.sandbox.detect import detect
+
+    info = detect()
+    found = Detected(info.mechanism, info.why_not)
+    if key is not None and _private_dir(folder):
+        tmp = f"{path}.{os.getpid()}"
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(f"{key}\n{found.mechanism or ''}\n{found.why_not.replace(chr(10), ' ')}\n")
+            os.replace(tmp, path)
+        except OSError:
+            pass  # not remembered: the next run probes again
+    return found
+
+
+def wrap(found: Detected, argv: list[str]) -> list[str]:
+    """The argv that runs ``argv`` under ``found``'s mechanism (unchanged when there is none)."""
+    if found.mechanism is None:
+        return list(argv)
+    if found.mechanism in ("namespace", "landlock"):
+        return [sys.executable, "-I", "-S", ENTER_SCRIPT, found.mechanism, "--", *argv]
+    from ctxgate.sandbox.wrap import sandbox_argv
+
+    return sandbox_argv(found.mechanism, argv)
+
+
+def not_sandboxed_note(found: Detected) -> str:
+    """The note :class:`ctxgate.sandbox.ReadOnlyRun` gives when there is no mechanism."""
+    return f"not sandboxed: {found.why_not}; the command ran with normal permissions"

@@ -1,0 +1,60 @@
+"""The small-output run path's sandbox (ctxgate.firewall.quicksandbox) agrees with ctxgate.sandbox."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ctxgate.firewall import quicksandbox
+from ctxgate.gate.daemon.protocol import runtime_dir
+from ctxgate.sandbox import ReadOnlyRun, detect, sandbox_argv
+from ctxgate.sandbox.detect import ENTER_SCRIPT
+
+
+def test_runtime_dir_and_helper_path_match_their_sources(tmp_path: Path) -> None:
+    for env in (
+        {},
+        {"CTXGATE_RUNTIME_DIR": str(tmp_path)},
+        {"XDG_RUNTIME_DIR": "/run/u"},
+        {"XDG_RUNTIME_DIR": "relative", "TMPDIR": "/t"},
+    ):
+        assert quicksandbox.runtime_dir(env) == runtime_dir(env)
+    assert Path(quicksandbox.ENTER_SCRIPT) == ENTER_SCRIPT
+
+
+@pytest.mark.parametrize("mechanism", ["namespace", "landlock"])
+def test_wrap_builds_what_sandbox_argv_builds(mechanism: str) -> None:
+    found = quicksandbox.Detected(mechanism, "")
+    assert quicksandbox.wrap(found, ["ls", "-l"]) == sandbox_argv(mechanism, ["ls", "-l"])
+    assert quicksandbox.wrap(quicksandbox.Detected(None, "x"), ["ls"]) == ["ls"]
+
+
+def test_the_note_without_a_sandbox_is_read_only_run_s() -> None:
+    found = quicksandbox.Detected(None, "nothing here")
+    assert ReadOnlyRun(info=found).notes(0) == (quicksandbox.not_sandboxed_note(found),)
+
+
+def test_detection_is_remembered_per_boot_in_a_private_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not os.path.exists("/proc/sys/kernel/random/boot_id"):
+        pytest.skip("no boot id on this platform: it probes every time")
+    env = {**os.environ, "CTXGATE_RUNTIME_DIR": str(tmp_path / "rt")}
+    first = quicksandbox.detected(env)
+    assert first.mechanism == detect().mechanism
+    cache = tmp_path / "rt" / quicksandbox.CACHE_NAME
+    assert cache.is_file() and (cache.stat().st_mode & 0o077) == 0
+    # a changed answer in the file is believed (that is the cache) ...
+    lines = cache.read_text().split("\n")
+    cache.write_text("\n".join([lines[0], "landlock", ""]) + "\n")
+    assert quicksandbox.detected(env).mechanism == "landlock"
+    # ... but not for another key (another mechanism choice) ...
+    monkeypatch.setenv(quicksandbox.MECHANISMS_ENV, "")
+    assert quicksandbox.detected({**env, quicksandbox.MECHANISMS_ENV: ""}).mechanism is None
+    monkeypatch.delenv(quicksandbox.MECHANISMS_ENV)
+    # ... nor from a directory others can write
+    cache.write_text("\n".join([lines[0], "landlock", ""]) + "\n")
+    os.chmod(tmp_path / "rt", 0o777)
+    assert quicksandbox.detected(env).mechanism == first.mechanism
