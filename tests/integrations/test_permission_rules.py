@@ -47,7 +47,24 @@ def test_deny_and_ask_match_any_part_and_see_through_wrappers() -> None:
     assert match_command("cd x && rm -rf build", rules) == "deny"
     assert match_command("FOO=1 timeout 5 rm x", rules) == "deny"
     assert match_command("nice -n 5 git push origin main", rules) == "ask"
-    assert match_command("ls | grep rm", rules) is None
+    assert match_command("ls | grep -v rmdir", rules) is None
+    # a program a deny rule names, anywhere the scanner may not follow: left as written
+    assert match_command("ls | grep rm", rules) == "deny"
+    assert match_command("cat <<EOF\n$(rm -rf x)\nEOF", rules) == "deny"
+    assert match_command("echo $(( $(rm x) + 1 ))", rules) == "deny"
+    assert match_command("echo " + "$(" * 9 + "rm -rf x" + ")" * 9, rules) == "unknown"
+    assert match_command("echo " + "$(" * 9 + "ls" + ")" * 9, rules) == "unknown"
+
+
+def test_allow_speaks_only_for_plain_parts_as_written() -> None:
+    """Review finding: an allow rule matched against a part stripped of its wrappers,
+    assignments and redirections approved commands Claude Code would have asked about."""
+    rules = BashRules(allow=("npm test", "ls:*"))
+    assert match_command("npm test", rules) == "allow"
+    for command in ("sudo npm test", "npm test > ~/.bashrc", "PATH=/tmp/evil:$PATH npm test",
+                    "env -i npm test", "lsof -i"):
+        assert match_command(command, rules) is None, command
+    assert match_command("ls -la", rules) == "allow"
 
 
 def test_allow_needs_every_part() -> None:
@@ -127,3 +144,22 @@ def test_a_codex_rules_file_ctxgate_cannot_read_whole_makes_the_answer_unknown(
     _codex_rules(tmp_path / "rules", text)
     rules = load_codex_rules(None, {"CODEX_HOME": str(tmp_path)})
     assert match_command("ls", rules) == "unknown"
+
+
+def test_a_codex_rules_directory_that_cannot_be_listed_is_unknown(tmp_path: Path) -> None:
+    (tmp_path / "rules").write_text("not a directory", encoding="utf-8")
+    assert load_codex_rules(None, {"CODEX_HOME": str(tmp_path)}).unreadable == ()
+    (tmp_path / "rules").unlink()
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules").chmod(0)
+    try:
+        import os
+        if os.geteuid() == 0:  # root lists any directory: make listing fail another way
+            (tmp_path / "rules").chmod(0o755)
+            (tmp_path / "rules").rmdir()
+            (tmp_path / "rules").symlink_to(tmp_path / "rules")  # a loop: ELOOP
+        rules = load_codex_rules(None, {"CODEX_HOME": str(tmp_path)})
+        assert match_command("ls", rules) == "unknown"
+    finally:
+        if (tmp_path / "rules").is_dir() and not (tmp_path / "rules").is_symlink():
+            (tmp_path / "rules").chmod(0o755)

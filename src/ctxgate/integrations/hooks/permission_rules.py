@@ -45,6 +45,7 @@ import json
 import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -58,9 +59,15 @@ __all__ = ["UNKNOWN", "BashRules", "RuleMatch", "command_parts", "load_bash_rule
 RuleMatch = Literal["deny", "ask", "allow", "unknown"]
 UNKNOWN: RuleMatch = "unknown"
 
-MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+MANAGED_SETTINGS = {
+    "linux": Path("/etc/claude-code/managed-settings.json"),
+    "darwin": Path("/Library/Application Support/ClaudeCode/managed-settings.json"),
+    "win32": Path("C:/Program Files/ClaudeCode/managed-settings.json"),
+}
+"""Claude Code's managed (enterprise) settings file, per platform."""
 
 _RULE = re.compile(r"^\s*Bash\s*(?:\((?P<pattern>.*)\))?\s*$", re.DOTALL)
+
 @dataclass(frozen=True)
 class BashRules:
     """The command patterns of every rules file the harness reads, by list.
@@ -85,7 +92,12 @@ def settings_files(cwd: str | None, env: dict[str, str] | None = None) -> list[P
     config_dir = env.get("CLAUDE_CONFIG_DIR") or str(Path(env.get("HOME") or "~").expanduser()
                                                      / ".claude")
     project = env.get("CLAUDE_PROJECT_DIR") or cwd
-    files = [MANAGED_SETTINGS, Path(config_dir) / "settings.json"]
+    files = [Path(config_dir) / "settings.json"]
+    managed = MANAGED_SETTINGS.get(sys.platform)
+    if managed is not None:
+        files.insert(0, managed)
+    if sys.platform == "win32":
+        files.insert(0, Path("C:/ProgramData/ClaudeCode/managed-settings.json"))
     if project:
         files += [Path(project) / ".claude" / "settings.json",
                   Path(project) / ".claude" / "settings.local.json"]
@@ -141,16 +153,24 @@ def _parse(raw: bytes) -> dict[str, tuple[str, ...]] | None:
     return out
 
 
-def rule_matches(pattern: str | TokenPattern, command: str) -> bool:
+def rule_matches(pattern: str | TokenPattern, command: str, *, strict: bool = False,
+                 words: list[str] | None = None) -> bool:
     """Whether one rule matches one command (already stripped): a ``Bash(pattern)`` string,
-    or a Codex token prefix (the command's words, as the shell splits them)."""
+    or a Codex token prefix (the command's ``words``, as the shell splits them).
+
+    ``strict`` (for allow rules) reads ``prefix:*`` at a word boundary (``Bash(ls:*)`` does
+    not cover ``lsof``); deny and ask rules are read loosely, as a plain prefix.
+    """
     if isinstance(pattern, tuple):
-        return _prefix_matches(pattern, command)
+        return _prefix_matches(pattern, _words(command) if words is None else words)
     pattern = pattern.strip()
     if pattern in ("", "*"):
         return pattern == "*"
     if pattern.endswith(":*"):
-        return command.startswith(pattern[:-2])
+        prefix = pattern[:-2]
+        if not strict:
+            return command.startswith(prefix)
+        return command == prefix or command.startswith(prefix.rstrip() + " ")
     if "*" not in pattern:
         return command == pattern
     regex = "".join(".*" if piece == "*" else re.escape(piece)
@@ -162,6 +182,33 @@ def rule_matches(pattern: str | TokenPattern, command: str) -> bool:
     return re.fullmatch(regex, command, flags=re.DOTALL) is not None
 
 
+def _words(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _mentioned(pattern: str | TokenPattern, command: str) -> bool:
+    """Whether the words a deny/ask rule starts with (``git push`` of ``Bash(git push:*)``)
+    appear anywhere in ``command``, at word boundaries.
+
+    The catch-all behind the parser: a heredoc body, an arithmetic expansion or nesting the
+    scanner does not follow may still run the program, and a command left unrewritten costs
+    only its digest.
+    """
+    if isinstance(pattern, tuple):
+        alternatives = [sorted(options) for options in pattern]
+    else:
+        lead = pattern.strip().split("*", 1)[0].removesuffix(":")
+        alternatives = [[w] for w in lead.split()]
+    if not alternatives:
+        return False
+    body = r"\s+".join("(?:" + "|".join(re.escape(w) for w in opts) + ")"
+                       for opts in alternatives)
+    return re.search(rf"(?<![\w./-]){body}(?![\w.-])", command) is not None
+
+
 def command_parts(command: str) -> list[str]:
     """The source text of each top-level simple command of ``command`` (split at ``&&``,
     ``||``, ``;``, ``|``, ``&`` and newlines, quotes and redirections respected), as the shared
@@ -170,49 +217,71 @@ def command_parts(command: str) -> list[str]:
     return [seg.raw.strip() for seg in parsed.segments if seg.context == "top" and seg.raw.strip()]
 
 
-def _candidates(command: str) -> list[list[str]]:
-    """Per simple command (nested ones included), the texts a rule may match: as written,
-    and without its leading assignments and wrappers (``FOO=1 timeout 5 rm x`` → ``rm x``)."""
+@dataclass(frozen=True)
+class _Part:
+    """One simple command: its text as written, the texts deny/ask rules may also match, and
+    whether an allow rule may speak for it at all."""
+
+    raw: str
+    loose: tuple[str, ...]
+    plain: bool
+    """No wrapper, no assignment, no redirection into a file: an allow rule read against
+    ``raw`` means what it says (``Bash(npm test)`` must not approve ``sudo npm test`` or
+    ``npm test > ~/.bashrc``)."""
+
+
+def _parts(command: str) -> list[_Part] | None:
+    """The simple commands of ``command`` (nested ones included); ``None`` when the scanner
+    could not follow it (too deep, unbalanced)."""
     parsed = parse_command(command, use_bashlex=False)
-    out: list[list[str]] = []
+    if parsed.error is not None:
+        return None
+    out: list[_Part] = []
     for seg in parsed.segments:
-        texts = [seg.raw.strip()] if seg.raw.strip() else []
-        if seg.argv:
-            bare = " ".join(seg.argv)
-            if bare not in texts:
-                texts.append(bare)
-        if texts:
-            out.append(texts)
+        raw = seg.raw.strip()
+        if not raw:
+            continue
+        loose = [raw]
+        if seg.argv and " ".join(seg.argv) != raw:
+            loose.append(" ".join(seg.argv))
+        plain = not seg.wrappers and not seg.env and not any(
+            r.writes_file for r in seg.redirections)
+        out.append(_Part(raw=raw, loose=tuple(loose), plain=plain))
     return out
 
 
 def match_command(command: str, rules: BashRules) -> RuleMatch | None:
-    """The rule list that decides ``command`` for Claude Code, as far as a hook can tell.
+    """The rule list that decides ``command`` for the harness, as far as a hook can tell.
 
-    ``deny``/``ask`` when a rule of that list matches the whole command or any part (deny
-    first); ``allow`` when every part matches an allow rule; :data:`UNKNOWN` when a settings
-    file could not be read; ``None`` when no rule speaks.
+    ``deny``/``ask`` when a rule of that list matches the whole command or any simple command
+    in it (as written, or without its wrappers and assignments), or names a program that
+    appears anywhere in it (deny first); ``allow`` when every simple command is plain and
+    matches an allow rule as written; :data:`UNKNOWN` when a rules file could not be read, or
+    rules exist and the command could not be followed; ``None`` when no rule speaks.
     """
     if rules.unreadable:
         return UNKNOWN
+    if not (rules.deny or rules.ask or rules.allow):
+        return None
     whole = command.strip()
-    parts = _candidates(whole) or [[whole]]
-    texts = [whole] + [t for part in parts for t in part]
+    parts = _parts(whole)
+    if parts is None:
+        return UNKNOWN
+    texts = [whole] + [t for part in parts for t in part.loose]
+    words = {t: _words(t) for t in texts}
     for kind, patterns in (("deny", rules.deny), ("ask", rules.ask)):
-        if any(rule_matches(p, t) for p in patterns for t in texts):
-            return kind  # type: ignore[return-value]
+        for p in patterns:
+            if _mentioned(p, whole) or any(rule_matches(p, t, words=words[t]) for t in texts):
+                return kind  # type: ignore[return-value]
     # an allow rule must match each part by itself: `Bash(cd *)` must not allow `cd x && rm y`
-    if rules.allow and all(any(rule_matches(p, t) for p in rules.allow for t in part)
-                           for part in parts):
+    if rules.allow and parts and all(
+            part.plain and any(rule_matches(p, part.raw, strict=True, words=words[part.raw])
+                               for p in rules.allow) for part in parts):
         return "allow"
     return None
 
 
-def _prefix_matches(pattern: TokenPattern, command: str) -> bool:
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
+def _prefix_matches(pattern: TokenPattern, words: list[str]) -> bool:
     return len(words) >= len(pattern) and all(
         word in options for word, options in zip(words, pattern, strict=False))
 
@@ -229,8 +298,10 @@ def codex_rules_files(cwd: str | None, env: dict[str, str] | None = None) -> lis
     for d in dirs:
         try:
             files += sorted(p for p in d.iterdir() if p.suffix == ".rules")
-        except OSError:
+        except (FileNotFoundError, NotADirectoryError):
             continue
+        except OSError:
+            files.append(d)  # a rules directory we cannot list: unreadable, not absent
     return files
 
 
