@@ -177,6 +177,8 @@ class App:
             if resource is not None:
                 resource.close()
         self._archive = self._audit = None
+        self._gate = None  # its audit log is closed: a later use builds a new gate
+        self._gate_built = False
 
     def __enter__(self) -> App:
         return self

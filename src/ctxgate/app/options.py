@@ -392,6 +392,8 @@ def from_mcp(command: Command, arguments: Mapping[str, Any]) -> dict[str, Any]:
             raise UsageError(f"{tool}: {name!r} must be an integer, got {value!r}")
         if opt.kind is str and not isinstance(value, str):
             raise UsageError(f"{tool}: {name!r} must be a string, got {value!r}")
+        if opt.kind is bool and not isinstance(value, bool):  # "false" is a truthy string
+            raise UsageError(f"{tool}: {name!r} must be true or false, got {value!r}")
         values[opt.name] = value
     return values
 
