@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "last_lines", "pick_blocks"]
+           "last_lines", "pick_blocks", "visible"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -273,8 +273,18 @@ _ROLE_BYTES = 300
 """Ordinary lines a block may span between two of its lines."""
 
 
+def visible(raw: bytes) -> bytes:
+    """What a terminal shows of a line: the text after its last carriage return (CI runners
+    write ``travis_time:end:…\\r\\x1b[0KThe command … exited with 1.``; progress bars redraw
+    with ``\\r``), without a line-ending ``\\r``."""
+    if raw.endswith(b"\r"):
+        raw = raw.rstrip(b"\r")
+    cr = raw.rfind(b"\r")
+    return raw if cr == -1 else raw[cr + 1:]
+
+
 def _text(line: KnownLine) -> str:
-    t = line.raw[:_ROLE_BYTES].decode("utf-8", "replace")
+    t = visible(line.raw)[:_ROLE_BYTES].decode("utf-8", "replace")
     if "\x1b" in t:
         t = _ANSI.sub("", t)
     return _PREFIX.sub("", t, count=1)

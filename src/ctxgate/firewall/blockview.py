@@ -25,6 +25,7 @@ from ctxgate.firewall.blocks import (
     is_boilerplate,
     last_lines,
     pick_blocks,
+    visible,
 )
 from ctxgate.firewall.render import GREP_MATTERS, Digest
 
@@ -302,12 +303,16 @@ def _shared_start(above: str, text: str) -> int:
 
 
 def _unstamped_raw(k: KnownLine) -> tuple[bytes, int]:
-    """A line's bytes without a CI timestamp (``2022-05-30T09:10:31.1584995Z``; about ten
-    tokens that say nothing about the failure), and its full length without it."""
-    stamp = _STAMP.match(k.raw)
+    """A line's bytes as a terminal shows them (:func:`~ctxgate.firewall.blocks.visible`: a
+    CI runner's ``travis_time:end:…`` before a carriage return costs some 35 tokens) and
+    without a CI timestamp (``2022-05-30T09:10:31.1584995Z``; about ten tokens that say
+    nothing about the failure), and its full length without them."""
+    raw = visible(k.raw)
+    full = k.length - (len(k.raw.rstrip(b"\r")) - len(raw))
+    stamp = _STAMP.match(raw)
     if stamp is None:
-        return k.raw, k.length
-    return k.raw[stamp.end():], k.length - stamp.end()
+        return raw, full
+    return raw[stamp.end():], full - stamp.end()
 
 
 def _unstamped(text: str) -> str:
