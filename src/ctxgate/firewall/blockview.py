@@ -56,7 +56,7 @@ _STAMP = re.compile(rb"(?:[^\t\n]*\t){0,3}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+
 def tail_known(r: Renderer) -> list[KnownLine]:
     """The output's last lines (at most 400) from the scanner's kept tail bytes."""
     s = r.scan
-    return [KnownLine(number=k.number, raw=k.raw.rstrip(b"\r"), length=k.length)
+    return [KnownLine(number=k.number, raw=k.raw.rstrip(b"\r"), length=k.length, end=k.end)
             for k in last_lines(s.suffix, s.total_bytes, s.lines, n=_TAIL_KNOWN_LINES,
                                 keep=512)]
 
@@ -214,7 +214,16 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
                     f" {b.size:,} line{'' if b.size == 1 else 's'}) ---")
         lines = [x for x in (part or b.lines) if x.number >= first]
         prev = None
-        for k in lines:
+        runs = _boiler_runs(lines)
+        for i, k in enumerate(lines):
+            run = runs.get(i)
+            if run is not None:  # a run of boilerplate: counted, not shown
+                body.append(f"  … lines {k.number:,}–{run.number:,}: "
+                            f"{run.number - k.number + 1} lines of blank lines and boilerplate")
+                prev = run
+                continue
+            if prev is not None and k.number <= prev.number:
+                continue
             if prev is not None and k.number > prev.number + 1:
                 body.append(f"  … lines {prev.number + 1:,}–{k.number - 1:,} of this block not "
                             f"shown: ctxgate expand {r.id} --lines {prev.number + 1}:"
@@ -262,23 +271,62 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
     return "\n".join(r.header() + body + r.warning() + r.drill(sel[:4], compact=False))
 
 
-_UNSHOWN_LISTED = 3
+_BOILER_RUN = 3
+"""Consecutive boilerplate lines (blank, ``[INFO] ----``, Maven's passing modules, cleanup)
+inside a block shown as one line that counts them, from this many on."""
 
 
-def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[str]:
-    """The failure blocks not shown: the strongest few by range and label, each with the
-    exact ``expand`` that shows it; a count of the rest."""
-    shown = {(b.first, b.last) for b, _ in chosen}
-    rest = [b for b in pick_blocks(all_blocks, r.scan.lines) if (b.first, b.last) not in shown]
-    out = [f"--- {more} more failure block(s) not shown"
-           + (f"; the {min(more, _UNSHOWN_LISTED)} strongest:" if rest else "") + " ---"]
-    for b in sorted(rest[:_UNSHOWN_LISTED], key=lambda b: b.first):
-        hi = min(b.last, b.first + 199)
-        where = f"{b.first:,}" if b.size == 1 else f"{b.first:,}–{b.last:,}"
-        out.append(f"  {where} ({b.label}): ctxgate expand {r.id} --lines {b.first}:{hi}")
+def _boiler_runs(lines: list[KnownLine]) -> dict[int, KnownLine]:
+    """Index of the first line of each run of at least :data:`_BOILER_RUN` consecutive
+    boilerplate lines in ``lines`` → the run's last line."""
+    out: dict[int, KnownLine] = {}
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and is_boilerplate(lines[j]) and (
+                j == i or lines[j].number == lines[j - 1].number + 1):
+            j += 1
+        if j - i >= _BOILER_RUN:
+            out[i] = lines[j - 1]
+            i = j
+        else:
+            i = max(j, i + 1)
     return out
 
 
+
+def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[str]:
+    """The failure blocks not shown, each within the exact ``expand`` that shows it: blocks
+    less than :data:`_UNSHOWN_SPAN` lines apart share one ``--lines`` range; the ranges of
+    the strongest blocks first, at most :data:`_UNSHOWN_LISTED`; a count of the rest."""
+    shown = {(b.first, b.last) for b, _ in chosen}
+    rest = [b for b in pick_blocks(all_blocks, r.scan.lines) if (b.first, b.last) not in shown]
+    groups: list[list[Block]] = []
+    for b in sorted(rest, key=lambda b: b.first):
+        if groups and b.last - groups[-1][0].first < _UNSHOWN_SPAN:
+            groups[-1].append(b)
+        else:
+            groups.append([b])
+    rank = {id(b): i for i, b in enumerate(rest)}
+    groups.sort(key=lambda g: min(rank[id(b)] for b in g))
+    listed = sorted(groups[:_UNSHOWN_LISTED], key=lambda g: g[0].first)
+    n_listed = sum(len(g) for g in listed)
+    head = f"--- {more} more failure block(s) not shown"
+    if n_listed < more:
+        head += f"; {n_listed} of them here, the strongest"
+    out = [head + ": ---"]
+    for g in listed:
+        lo, hi = g[0].first, min(max(b.last for b in g), g[0].first + _UNSHOWN_SPAN - 1)
+        labels = sorted({b.label for b in g}, key=lambda x: [b.label for b in g].index(x))
+        where = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+        what = ", ".join(labels[:2]) + (f"; {len(g)} blocks" if len(g) > 1 else "")
+        out.append(f"  {where} ({what}): ctxgate expand {r.id} --lines {lo}:{hi}")
+    return out
+
+
+_UNSHOWN_LISTED = 4
+_UNSHOWN_SPAN = 120
+"""Unshown blocks whose lines fit in this many lines are named by one ``--lines`` range."""
 _DITTO = "〃"
 _DITTO_MIN = 28
 """A line's start shared with the line above is written 〃 when at least this many characters
