@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SOFT_TARGET_BYTES", "rare_lines", "render_blocks", "tail_known"]
 
-SOFT_TARGET_BYTES = 2_900
+SOFT_TARGET_BYTES = 2_800
 """Digest size the block form aims at (UTF-8 bytes; about 1,000 o200k tokens of CI log)."""
 _LAST_BLOCK_BYTES = 5_000
 """The last failing block may take the digest up to this size when it does not fit."""
@@ -74,6 +74,8 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     target = min(budget, SOFT_TARGET_BYTES)
     head_n = min(r.policy.digest_head_lines, _HEAD_LINES)
     head = [(n, txt, ln) for n, txt, ln in _head(r, head_n)]
+    while head and not head[-1][1].strip():
+        head.pop()
     head_end = head[-1][0] if head else 0
     blocks = [b for b in blocks if b.last > head_end]
     chosen: list[tuple[Block, list[KnownLine] | None]] = []  # None: shown whole
@@ -157,7 +159,19 @@ def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
 
 
 def _head(r: Renderer, n: int):
-    return r._head_lines(n) if n else []  # type: ignore[attr-defined]
+    """The first ``n`` lines as a terminal shows them (a CI runner's fold markers before a
+    carriage return left out)."""
+    if not n:
+        return []
+    raws = r.scan.prefix.split(b"\n", n)[:n]
+    out = []
+    for (number, text, full), raw in zip(r._head_lines(n), raws, strict=False):  # type: ignore[attr-defined]
+        shown = visible(raw[:4096])
+        if len(shown) != len(raw[:4096].rstrip(b"\r")):
+            text = r.text_of(shown)
+            full = None if full is None else full - (len(raw.rstrip(b"\r")) - len(shown))
+        out.append((number, text, full))
+    return out
 
 
 def _gaps(head_end: int, shown: list[tuple[int, int]], tail: list[KnownLine], total: int):
