@@ -380,9 +380,9 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
                                 label="", severity=best,
                                 lines=tuple(seg[start:end + 1])))
             i = end + 1
-    lead = _lead_up(by_no, {n for b in blocks for n in range(b.first, b.last + 1)})
-    if lead is not None:
-        blocks = sorted([*blocks, lead], key=lambda b: (b.first, b.last))
+    leads = _lead_ups(by_no)
+    if leads:
+        blocks = sorted([*blocks, *leads], key=lambda b: (b.first, b.last))
     return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
                                     lines=b.lines, label=_label([_text(x) for x in b.lines]),
                                     ends_step=b.ends_step)
@@ -418,37 +418,38 @@ def _ends_failed_step(line: KnownLine) -> bool:
     return False
 
 
-def _lead_up(by_no: dict[int, KnownLine], covered: set[int]) -> Block | None:
-    """The last failed step's end: the last line that ends a failed step (exit code, "marked
-    build as failure", ``make: *** … Error 1``) with the lines above it, up to the command
-    that ran (``$ cmd``, ``##[group]Run``) or :data:`LEAD_UP_LINES` lines, whatever their
-    words.
+def _lead_ups(by_no: dict[int, KnownLine]) -> list[Block]:
+    """The ends of the first and the last failed steps: the first and the last lines that end
+    a failed step (exit code, "marked build as failure", ``make: *** … Error 1``), each with
+    the lines above it, up to the command that ran (``$ cmd``, ``##[group]Run``) or
+    :data:`LEAD_UP_LINES` lines, whatever their words. (A CI job that goes on after a failed
+    step fails once more later: the first failure is often the cause, the last what ended it.)
 
     A failure need not say "error": ``flag provided but not defined`` is found here because
     it is the last thing the failed command printed."""
-    numbers = sorted(by_no)[-_TERMINAL_SCAN:]
-    end = None
-    for n in reversed(numbers):
-        if _ends_failed_step(by_no[n]):
-            end = n
-            break
-    if end is None:
-        return None
-    lines = [by_no[end]]
-    n = end - 1
-    counted = 0
-    while n in by_no and counted < LEAD_UP_LINES:
-        text = _text(by_no[n])
-        lines.append(by_no[n])
-        if _COMMAND_ECHO.match(text):
-            break
-        counted += 1
-        n -= 1
-    lines.reverse()
-    while len(lines) > 1 and not _text(lines[0]).strip():
-        lines.pop(0)
-    return Block(first=lines[0].number, last=end, label="", severity=3, lines=tuple(lines),
-                 ends_step=True)
+    numbers = sorted(by_no)
+    late = numbers[-_TERMINAL_SCAN:]
+    last = next((n for n in reversed(late) if _ends_failed_step(by_no[n])), None)
+    if last is None:
+        return []
+    first = next(n for n in numbers if n == last or _ends_failed_step(by_no[n]))
+    if first >= last - LEAD_UP_LINES:
+        first = last
+    out = []
+    for end in sorted({first, last}):
+        lines = [by_no[end]]
+        n = end - 1
+        while n in by_no and len(lines) <= LEAD_UP_LINES:
+            lines.append(by_no[n])
+            if _COMMAND_ECHO.match(_text(by_no[n])):
+                break
+            n -= 1
+        lines.reverse()
+        while len(lines) > 1 and not _text(lines[0]).strip():
+            lines.pop(0)
+        out.append(Block(first=lines[0].number, last=end, label="", severity=3,
+                         lines=tuple(lines), ends_step=True))
+    return out
 
 
 def _indent(text: str) -> int:
@@ -537,8 +538,8 @@ def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
 
     The end of the last failed step (the block with the last "exited with 1", ``make: ***``,
     "marked build as failure" line: what failed the run; blocks after it are usually
-    ``after_failure`` dumps and cleanup) first; without one, the last block with an error,
-    exception or failure line. Then by weight: severity, size (a stack trace outweighs a
+    ``after_failure`` dumps and cleanup) first, then the end of the first failed step;
+    without one, the last block with an error, exception or failure line. Then by weight: severity, size (a stack trace outweighs a
     one-line notice, up to 40 lines) and closeness to the end of the output (setup noise
     comes first in CI logs).
     """
@@ -551,6 +552,6 @@ def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
 
     step = [b for b in blocks if b.ends_step]
     strong = [b for b in blocks if b.severity >= 3]
-    last = step[-1] if step else strong[-1] if strong else blocks[-1]
-    rest = sorted((b for b in blocks if b is not last), key=lambda b: (-weight(b), -b.last))
-    return [last] + rest
+    ends = [step[-1], step[0]] if len(step) > 1 else step[-1:] or (strong or blocks)[-1:]
+    rest = sorted((b for b in blocks if b not in ends), key=lambda b: (-weight(b), -b.last))
+    return ends + rest

@@ -104,7 +104,9 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
         # another block that does not fit whole: its ends, when a few lines fit (an error
         # or exception block may take the digest to _SECOND_BLOCK_BYTES: the cause is often
         # a stack trace above the summary that failed the run)
-        room = min(budget, _SECOND_BLOCK_BYTES) if b.severity >= 3 else target
+        # (not the first failed step's end: the last one, shown, says what failed)
+        room = min(budget, _SECOND_BLOCK_BYTES) if b.severity >= 3 and not b.ends_step \
+            else target
         keep = _fit_ends(lambda part, b=b, c=chosen: text(c + [(b, part)], tail_lines, rare_n),
                          b, room)
         if len(keep) >= 4 and len(text(chosen + [(b, keep)], tail_lines,
