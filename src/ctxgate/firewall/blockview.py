@@ -412,5 +412,5 @@ def _shape_lines(r: Renderer, rare, fmt: str, width: int) -> list[str]:
                    f"{r.cut(r.text_of(sample), width - 40)}")
     out.append(f"rare lines ({len(s.rare):,}; shown with why):")
     for x in rare:
-        out.append(fmt.format(x.number, r.cut(r.text_of(x.text), width)) + f"   ← {x.why}")
+        out.append(fmt.format(x.number, r.cut(r.text_of(visible(x.text)), width)) + f"   ← {x.why}")
     return out
