@@ -141,7 +141,8 @@ def test_a_run_of_boilerplate_inside_a_block_is_counted_not_shown() -> None:
     lines = ["Started by timer", *_setup(600), "+ mvn -B compile", *body, "Finished: FAILURE"]
     text, shown = _digest(lines)
     first = _number(lines, "[INFO] ------")
-    assert f"  … lines {first:,}–{first + 4:,}: 5 lines of blank lines and boilerplate" in text
+    assert re.search(rf"  … lines {first:,}–{first + 4:,}: 5 blank or boilerplate lines: "
+                     rf"ctxgate expand \w+ --lines {first}:{first + 4}\n", text), text
     assert _number(lines, "C.java:[9,2] incompatible types") in shown
     assert _number(lines, "B.java:[3,13] cannot find symbol") in shown
     assert first + 1 not in shown

@@ -234,8 +234,9 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
         for i, k in enumerate(lines):
             run = runs.get(i)
             if run is not None:  # a run of boilerplate: counted, not shown
-                body.append(f"  … lines {k.number:,}–{run.number:,}: "
-                            f"{run.number - k.number + 1} lines of blank lines and boilerplate")
+                body.append(f"  … lines {k.number:,}–{run.number:,}: {run.number - k.number + 1} "
+                            f"blank or boilerplate lines: ctxgate expand {r.id} --lines "
+                            f"{k.number}:{run.number}")
                 prev = run
                 continue
             if prev is not None and k.number <= prev.number:
@@ -287,7 +288,7 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
     return "\n".join(r.header() + body + r.warning() + r.drill(sel[:4], compact=False))
 
 
-_BOILER_RUN = 3
+_BOILER_RUN = 4
 """Consecutive boilerplate lines (blank, ``[INFO] ----``, Maven's passing modules, cleanup)
 inside a block shown as one line that counts them, from this many on."""
 
