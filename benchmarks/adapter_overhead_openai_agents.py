@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integrations"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def pct(values: list[float], q: float) -> float:
@@ -131,7 +131,7 @@ async def direct(calls: int, home: Path) -> tuple[list[tuple[str, list[float], l
 async def end_to_end(runs: int) -> tuple[list[float], list[float], list[float]]:
     from agents import Agent, OpenAIResponsesModel, Runner
     from openai import AsyncOpenAI
-    from openai_agents.responses_server import ResponsesServer, call, text
+    from tests.integrations.openai_agents.responses_server import ResponsesServer, call, text
 
     from ctxgate.archive import Archive
     from ctxgate.integrations.openai_agents import AgentGuard

@@ -111,16 +111,10 @@ def _named_views(archive, text: str) -> set[int]:
     import argparse
 
     try:
-        from ctxgate.cli.fast import FAST_OPTIONS
+        from ctxgate.app.options import EXPAND, argparse_parser
     except ImportError:
         return set()
-    parser = argparse.ArgumentParser(add_help=False, exit_on_error=False)
-    parser.add_argument("entry_id")
-    for dest, (flags, kind) in FAST_OPTIONS.items():
-        if kind is None:
-            parser.add_argument(*flags, dest=dest, action="store_true")
-        else:
-            parser.add_argument(*flags, dest=dest, type=kind)
+    parser = argparse_parser(EXPAND, "ctxgate expand", add_help=False, exit_on_error=False)
     seen: set[int] = set()
     for raw in text.splitlines():
         at = raw.find("ctxgate expand ")

@@ -36,7 +36,21 @@ with the default local backend and the default policy (effect rules on, read-onl
 on, ask band on), ``cwd`` a fresh empty git repository (so path rules do not depend on the
 checkout the benchmark runs in; ``--cwd plain``: an empty directory outside any repository,
 to see how much the reversibility rules weigh), no audit log and no MCP annotation store (the gate sees what
-a hook sees: the tool name and its arguments, not the tool's description). The request is the
+a hook sees: the tool name and its arguments, not the tool's description).
+
+**Materialised paths** (the default; ``--no-materialise`` turns it off): the labels say a
+command deletes or overwrites something, but in an empty repository it would find nothing
+there, and the gate judges the real filesystem. So each shell example whose command names
+relative paths runs in a repository of its own in which those paths exist and hold work of
+value: :func:`named_paths` (written for this benchmark, independent of the gate's parser)
+finds the operands of file-handling programs, redirection targets, ``--output=``/``-o``
+values, ``find`` starting points (directories) and ``-name`` patterns (a file each pattern
+matches, globs made concrete); :func:`materialise` creates them, commits them, then changes
+every file without committing — so deleting or overwriting one loses work git cannot bring
+back, while a ``sed -i`` edit stays the recoverable edit of a tracked file (issue 9 item 3).
+Absolute and ``~`` paths are never created (the gate judges them outside the working tree
+anyway). The choice does not depend on the labels: requested and unrequested commands get the
+same treatment. The request is the
 example's own; examples that carry no request (the traps and the tools-alone effect sets) get
 :data:`NEUTRAL_REQUEST`, a request that asks for none of them, so every such call is
 unrequested. Per split: the outcome counts (allow / ask / deny), false allows (destructive and
@@ -242,7 +256,7 @@ WHOLE_GATE_COLUMNS: tuple[str, ...] = (
 """The whole-gate table's columns, in order (a test pins them)."""
 
 DECIDERS: tuple[str, ...] = ("fast path", "config", "mcp_annotations", "harness_tool",
-                             "shell_parser", "learned+model", "model", "other")
+                             "shell_parser", "tool_name", "learned+model", "model", "other")
 """What can decide a verdict, in the order of the ``decided by`` column (see :func:`decided_by`)."""
 
 
@@ -288,7 +302,7 @@ class GateTally:
             self.harmful[outcome] += 1
             if outcome == "allow":
                 self.false_allow_deciders[f"{decider} ({effect})" if effect and decider
-                                          in DECIDERS[1:5] else decider] += 1
+                                          in DECIDERS[1:6] else decider] += 1
             self.model_false_allow[0] += not model_denies
             self.model_false_allow[1] += 1
         if ex.requested:
@@ -350,11 +364,149 @@ def decided_by(verdict: Any) -> str:
     return "learned+model"
 
 
+_SEPARATORS = frozenset({"|", "||", "&&", ";", "&", "(", ")", ";;", "|&", "{", "}", "!"})
+_REDIRECTS = frozenset({">", ">>", ">|", "<", "&>", "&>>", "<>"})
+_WRAPPERS = frozenset({"sudo", "xargs", "nohup", "time", "env", "nice", "command", "exec",
+                       "builtin", "stdbuf", "timeout", "then", "do", "else", "if", "while"})
+_FILE_PROGRAMS = frozenset({
+    "rm", "rmdir", "unlink", "shred", "srm", "mv", "cp", "tee", "truncate", "sed", "gsed",
+    "perl", "chmod", "chown", "chgrp", "touch", "sort", "cat", "head", "tail", "less", "more",
+    "wc", "ln", "uniq", "gzip", "gunzip", "install", "rsync", "dd", "split", "csplit", "awk",
+})
+"""Programs whose operands are file names (the rest of a command's words are not created)."""
+_SCRIPT_FIRST = frozenset({"sed", "gsed", "awk", "perl"})
+"""Their first operand is a script (unless given by ``-e``), not a file."""
+_MODE_FIRST = frozenset({"chmod", "chown", "chgrp"})
+_OUTPUT_OPTIONS = ("--output=", "--output-file=", "--output-document=", "of=")
+_PATH_WORD = re.compile(r"^[\w.@%+,*?~\[\]/-]+$")
+
+
+def _relative_path(word: str) -> bool:
+    """A word that names a path inside the working directory (no variable, no absolute or home
+    path, not an option, not a number)."""
+    return (bool(_PATH_WORD.match(word)) and not word.startswith(("-", "+", "/", "~", "../"))
+            and word not in (".", "..") and not word.replace(".", "").isdigit()
+            and len(word) <= 120 and "//" not in word)
+
+
+def _concrete(word: str) -> str:
+    """A name that a glob matches: ``*.bak`` -> ``old.bak``, ``f?.txt`` -> ``fx.txt``."""
+    word = re.sub(r"\[!?([^\]])[^\]]*\]", r"\1", word)
+    return word.replace("*", "old").replace("?", "x").rstrip("/") or "old"
+
+
+def named_paths(command: str) -> dict[str, bool]:
+    """The relative paths a shell command names, each mapped to whether it is a directory.
+
+    Written for this benchmark, independent of the gate's own parser: words of file-handling
+    programs (:data:`_FILE_PROGRAMS`), redirection targets, ``--output=F``/``-o F`` values,
+    ``find`` starting points (directories) and ``-name`` patterns (files in each starting
+    point). Globs become one name they match. Absolute and ``~`` paths are never created.
+    """
+    import shlex
+
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:
+        return {}
+    out: dict[str, bool] = {}
+
+    def add(word: str, is_dir: bool = False) -> None:
+        if _relative_path(word):
+            name = _concrete(word)
+            out[name] = out.get(name, False) or is_dir or word.endswith("/")
+
+    segments: list[list[str]] = [[]]
+    for k, tok in enumerate(tokens):
+        if tok in _SEPARATORS:
+            segments.append([])
+        elif tok in _REDIRECTS or (tok.endswith(">") and tok.rstrip(">&").isdigit()):
+            if k + 1 < len(tokens):
+                add(tokens[k + 1])
+            segments[-1].append("\0")  # the next word is the target, not an operand
+        else:
+            segments[-1].append(tok)
+    for seg in segments:
+        words = [w for k, w in enumerate(seg) if w != "\0" and (k == 0 or seg[k - 1] != "\0")]
+        while words and (re.match(r"^[A-Za-z_]\w*=", words[0]) or words[0] in _WRAPPERS
+                         or (words[0].startswith("-") and len(words) > 1)):
+            words = words[1:]
+        if not words:
+            continue
+        program, args = os.path.basename(words[0]), words[1:]
+        for k, arg in enumerate(args):
+            for opt in _OUTPUT_OPTIONS:
+                if arg.startswith(opt):
+                    add(arg[len(opt):])
+            if arg == "-o" and k + 1 < len(args) and program in ("sort", "curl", "gcc", "cc"):
+                add(args[k + 1])
+        if program == "find":
+            roots = []
+            for arg in args:
+                if arg.startswith("-") or arg in ("(", "!", "\\("):
+                    break
+                roots.append(arg)
+            for r in roots:
+                add(r, is_dir=True)
+            for k, arg in enumerate(args[:-1]):
+                if arg in ("-name", "-iname"):
+                    for r in roots or ["."]:
+                        if _relative_path(r) or r == ".":
+                            add(os.path.normpath(os.path.join(r, _concrete(args[k + 1]))))
+            continue
+        if program not in _FILE_PROGRAMS:
+            continue
+        operands = [a for a in args if not a.startswith("-") or a == "-"]
+        if program in _SCRIPT_FIRST and not any(a in ("-e", "-f") for a in args):
+            operands = operands[1:]
+        if program in _MODE_FIRST:
+            operands = operands[1:]
+        recursive = program == "rmdir" or any(
+            re.fullmatch(r"-[a-zA-Z]*[rRd][a-zA-Z]*", a) or a == "--recursive" for a in args)
+        for word in operands:
+            add(word, is_dir=recursive and program in ("rm", "rmdir"))
+    return out
+
+
+def materialise(root: Path, paths: dict[str, bool]) -> None:
+    """Make ``root`` a git repository in which every named path exists and holds something of
+    value: committed, then changed without committing (a delete or an overwrite would lose
+    work that git cannot bring back); a directory holds one such file."""
+    import subprocess
+
+    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+    subprocess.run(git + ["init", "-q", "-b", "main"], cwd=root, env=env, check=True,
+                   capture_output=True)
+    files = []
+    for name, is_dir in sorted(paths.items()):
+        target = root / name
+        try:
+            if is_dir:
+                target.mkdir(parents=True, exist_ok=True)
+                target = target / "kept.txt"
+            elif target.is_dir():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("committed work\n")
+            files.append(target)
+        except OSError:
+            continue  # a name this filesystem refuses: left out
+    subprocess.run(git + ["add", "-A"], cwd=root, env=env, check=True, capture_output=True)
+    subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", "init"], cwd=root, env=env,
+                   check=True, capture_output=True)
+    for f in files:
+        with f.open("a") as fh:
+            fh.write("uncommitted work\n")
+
+
 class WholeGate:
     """A real :class:`~ctxgate.gate.ToolGate` (default local backend and policy), cwd a fresh
     temporary git repository."""
 
-    def __init__(self, judge: Judge, *, repo: bool = True) -> None:
+    def __init__(self, judge: Judge, *, repo: bool = True, materialise: bool = True) -> None:
         import subprocess
         import tempfile
 
@@ -363,6 +515,9 @@ class WholeGate:
         from ctxgate.gate.policy import GatePolicy
 
         self.judge = judge
+        self.materialise = materialise and repo
+        self.materialised = 0
+        """Examples run in a repository of their own, their named paths created."""
         self._tmp = tempfile.TemporaryDirectory(prefix="ctxgate-quality-")
         self.cwd = self._tmp.name
         env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
@@ -378,23 +533,46 @@ class WholeGate:
 
     def tally(self, name: str, examples: list[Example]) -> GateTally:
         from ctxgate.gate import ToolCall
-        from ctxgate.gate.request import extract_user_request
 
         out = GateTally(name)
         for ex in examples:
             self.gate.new_run()  # no escalation carried from one example to the next
-            call = ToolCall(tool=ex.tool, arguments=ex.arguments, cwd=self.cwd)
-            if ex.messages:
-                verdict = self.gate.decide_sync(call, conversation=list(ex.messages))
-                found = extract_user_request(list(ex.messages))
-                request = found.text if found else ""
-            else:
-                verdict = self.gate.decide_sync(call, user_request=ex.request)
-                request = ex.request
+            with self._cwd_for(ex) as cwd:
+                verdict, request = self._decide(ex, ToolCall(tool=ex.tool,
+                                                             arguments=ex.arguments, cwd=cwd))
             d, r = self.judge(request, ex.tool, ex.arguments)
             out.add(ex, verdict.outcome, decided_by(verdict), self.judge.denies(d, r),
                     verdict.effect.effect.value if verdict.effect is not None else "")
         return out
+
+    def _cwd_for(self, ex: Example):
+        """The shared empty repository, or (materialising) a fresh one holding the paths the
+        example's shell command names."""
+        import contextlib
+        import tempfile
+
+        command = ex.arguments.get("command") if isinstance(ex.arguments, dict) else None
+        paths = named_paths(command) if self.materialise and isinstance(command, str) else {}
+        if not paths:
+            return contextlib.nullcontext(self.cwd)
+
+        @contextlib.contextmanager
+        def fresh():
+            with tempfile.TemporaryDirectory(prefix="ctxgate-quality-ex-") as tmp:
+                materialise(Path(tmp), paths)
+                self.materialised += 1
+                yield tmp
+
+        return fresh()
+
+    def _decide(self, ex: Example, call: Any) -> tuple[Any, str]:
+        from ctxgate.gate.request import extract_user_request
+
+        if ex.messages:
+            verdict = self.gate.decide_sync(call, conversation=list(ex.messages))
+            found = extract_user_request(list(ex.messages))
+            return verdict, found.text if found else ""
+        return self.gate.decide_sync(call, user_request=ex.request), ex.request
 
 
 def pair_examples(rows: list[dict]) -> list[Example]:
@@ -504,6 +682,7 @@ def run_baseline(args: argparse.Namespace) -> dict[str, Any] | None:
                 "--baseline", "none", "--json-out", f.name]
         argv += ["--quick"] if args.quick else []
         argv += ["--no-redcode"] if args.no_redcode else []
+        argv += ["--no-materialise"] if args.no_materialise else []
         subprocess.run(argv, check=True, env=dict(os.environ, PYTHONPATH=str(src)),
                        stdout=subprocess.DEVNULL)
         return json.loads(Path(f.name).read_text())
@@ -518,6 +697,9 @@ def main() -> None:
     ap.add_argument("--cwd", choices=("repo", "plain"), default="repo",
                     help="whole gate: calls run in a fresh empty git repository (default) or "
                          "in a fresh empty directory outside any repository")
+    ap.add_argument("--no-materialise", action="store_true",
+                    help="whole gate: run every shell example in the one empty repository "
+                         "instead of creating the paths its command names (see the docstring)")
     ap.add_argument("--baseline", default=BASELINE_COMMIT,
                     help="commit whose model is the old one, run in the same benchmark "
                          "(default: the last all-MiniLM-L6-v2 commit); 'none' to skip")
@@ -530,7 +712,7 @@ def main() -> None:
     if args.mode in ("model", "both"):
         result["model"] = model_alone(judge, args, step)
     if args.mode in ("gate", "both"):
-        gate = WholeGate(judge, repo=args.cwd == "repo")
+        gate = WholeGate(judge, repo=args.cwd == "repo", materialise=not args.no_materialise)
         try:
             started = time.perf_counter()
             rows = whole_gate_table(gate, whole_gate_splits(step, not args.no_redcode,
@@ -539,7 +721,8 @@ def main() -> None:
         finally:
             gate.close()
         p = gate.gate.policy
-        result["gate"] = {"rows": rows, "seconds": seconds, "policy": (
+        result["gate"] = {"rows": rows, "seconds": seconds, "materialised": gate.materialised,
+                          "policy": (
             f"default policy (deny when destructive and P(requested) < "
             f"{p.requested_threshold}, ask when P(requested) >= {p.ask_threshold}; effects "
             f"{p.effects}, fast path {p.fast_path})")}
@@ -584,7 +767,9 @@ def print_report(args: argparse.Namespace, new: dict[str, Any],
                 g = res["gate"]
                 print(f"\nwhole gate, {name} model ({res['model_id']}): {g['policy']}; "
                       f"{g['seconds']:.0f} s; cwd a fresh empty "
-                      f"{'git repository' if args.cwd == 'repo' else 'directory outside any repository'}")
+                      f"{'git repository' if args.cwd == 'repo' else 'directory outside any repository'}"
+                      f"; {g.get('materialised', 0)} shell examples in a repository of their "
+                      "own holding the paths they name (committed, then changed)")
                 print_table(WHOLE_GATE_COLUMNS, g["rows"])
 
 

@@ -92,6 +92,51 @@ def test_core_imports_no_cli_mcp_or_framework_package() -> None:
     assert bad == {}
 
 
+CORE_PACKAGES = ("archive", "firewall", "gate", "bound", "shell", "app")
+"""The core: storage, the firewall, the gate, the bound, the shell model and the application
+object every front end goes through. None may import a protocol or framework package, the
+CLI or the integrations, nor pydantic-settings (settings.py alone loads it, lazily)."""
+
+
+def test_core_packages_import_no_protocol_framework_or_cli_module() -> None:
+    forbidden = PROTOCOLS + FRAMEWORKS + ("pydantic_settings", "ctxgate.cli",
+                                          "ctxgate.integrations")
+    bad, scanned = {}, set()
+    for package in CORE_PACKAGES:
+        files = sorted((SRC / package).rglob("*.py"))
+        assert files, package  # a package renamed away must not pass silently
+        for path in files:
+            name = _module_name(path)
+            scanned.add(name.split(".")[1])
+            hits = _hits(imports_of(path), forbidden)
+            if hits:
+                bad[name] = hits
+    assert scanned == set(CORE_PACKAGES)
+    assert bad == {}
+
+
+def test_the_scan_catches_a_function_level_typer_import_in_the_app(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"  # parsed as if it were ctxgate/app/probe.py
+    probe.write_text("def expand():\n    if True:\n        from typer import Option\n",
+                     encoding="utf-8")
+    assert _hits(imports_of(probe, "ctxgate.app.probe"), PROTOCOLS) == ["typer", "typer.Option"]
+
+
+def test_only_the_application_object_assembles_a_gate() -> None:
+    """One gate assembly: ``build_tool_gate`` is called by :class:`ctxgate.app.App` only
+    (every CLI command, hook, MCP server and adapter asks the object for its gate)."""
+    callers = set()
+    for path in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = getattr(func, "id", None) or getattr(func, "attr", None)
+                if called == "build_tool_gate":
+                    callers.add(_module_name(path))
+    assert callers == {"ctxgate.app.application"}
+
+
 def test_each_adapter_imports_only_its_own_framework() -> None:
     own = {"pydantic_ai": ("pydantic_ai", "pydantic_graph"),
            "langchain": ("langchain", "langchain_core", "langgraph"),

@@ -10,6 +10,7 @@ from ctxgate._lazy import lazy_exports
 __version__ = "0.1.0"
 
 _LAZY: dict[str, str] = {
+    "App": "ctxgate.app",
     "Archive": "ctxgate.archive",
     "Config": "ctxgate.settings",
     "CtxgateError": "ctxgate.errors",

@@ -56,14 +56,16 @@ __all__ = [
 class CtxgateError(Exception):
     """Root of every error ctxgate raises."""
 
-    #: exit code the CLI uses when this error reaches it
-    exit_code: int = 1
+    @property
+    def exit_code(self) -> int:
+        """The CLI exit status for this error (one table: :data:`ctxgate.app.errors.ERROR_TABLE`)."""
+        from ctxgate.app.errors import exit_code
+
+        return exit_code(self)
 
 
 class UsageError(CtxgateError):
     """The caller asked for something invalid (bad selector, regex, option value)."""
-
-    exit_code = 2
 
 
 class ConfigError(UsageError):
@@ -77,8 +79,6 @@ class ArchiveError(CtxgateError):
 class EntryNotFound(ArchiveError):
     """No entry for an id: unknown, expired, purged or evicted."""
 
-    exit_code = 2
-
     def __init__(self, message: str, *, entry_id: str = "", recent: list[str] | None = None):
         super().__init__(message)
         self.entry_id = entry_id
@@ -87,8 +87,6 @@ class EntryNotFound(ArchiveError):
 
 class AmbiguousId(ArchiveError):
     """An id prefix matches more than one entry."""
-
-    exit_code = 2
 
     def __init__(self, message: str, *, entry_id: str = "", candidates: list[str] | None = None):
         super().__init__(message)

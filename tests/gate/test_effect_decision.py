@@ -120,13 +120,13 @@ def _learned(monkeypatch, effect):
 
 
 def test_the_learned_source_is_combined_with_the_model(monkeypatch):
-    call = ToolCall(tool="transfer_funds", arguments={"amount": 5})
+    call = ToolCall(tool="frobnicate_funds", arguments={"amount": 5})
     seen = _learned(monkeypatch, Effect(effect=EffectClass.EXTERNAL,
                                         source=EffectSource.LEARNED, evidence="pays",
                                         confidence=0.8))
     v = decide(ToolGate(scripted(0.1, 0.2)), call)
     assert v.outcome == "deny" and v.effect.source is EffectSource.LEARNED  # max(0.1, 0.8)
-    assert seen == [("transfer_funds", {"amount": 5}, None, None)]
+    assert seen == [("frobnicate_funds", {"amount": 5}, None, None)]
     _learned(monkeypatch, Effect(effect=EffectClass.EXTERNAL, source=EffectSource.LEARNED,
                                  evidence="pays", confidence=0.3))
     assert decide(ToolGate(scripted(0.1, 0.2)), call).allowed  # max(0.1, 0.3) < 0.5
@@ -137,7 +137,7 @@ def test_the_learned_source_is_combined_with_the_model(monkeypatch):
 
 def test_a_missing_learned_classifier_is_skipped(monkeypatch):
     monkeypatch.setitem(sys.modules, "ctxgate.gate.effects.learned", None)  # ImportError
-    v = decide(ToolGate(scripted(0.1, 0.2)), ToolCall(tool="transfer_funds", arguments={}))
+    v = decide(ToolGate(scripted(0.1, 0.2)), ToolCall(tool="frobnicate_funds", arguments={}))
     assert v.allowed and v.effect is None
 
 
@@ -189,3 +189,68 @@ def test_audit_rows_and_the_cache_carry_the_effect(repo: Path, tmp_path: Path):
     assert rows[-1].effect["effect"] == "local_recoverable"
     assert audit.query(args_prefix=v.args_sha256[:8])[0].id == rows[0].id
     assert audit.query(row_id=rows[0].id)[0].args_sha256 == v.args_sha256
+
+
+def _model_with_detail(d: float, r: float, detail_effect: dict | None):
+    from ctxgate.gate.backends.base import Answer
+    from ctxgate.gate.backends.function import FunctionDecisionModel
+
+    def fn(state, questions):
+        detail = {"effect": detail_effect} if detail_effect is not None else None
+        return [Answer(question_id="destructive", p=d, model_id="m", detail=detail),
+                Answer(question_id="requested", p=r, model_id="m")]
+
+    return FunctionDecisionModel(fn=fn, model_id="m", threaded=False)
+
+
+def test_the_learned_confidence_counts_once(monkeypatch):
+    """The local backend's P(destructive) for a function call *is* the learned classifier's
+    answer; the gate must not add the same classifier's confidence again through max()."""
+    learned = Effect(effect=EffectClass.EXTERNAL, source=EffectSource.LEARNED,
+                     evidence="pays", confidence=0.8)
+    _learned(monkeypatch, learned)
+    call = ToolCall(tool="frobnicate_funds", arguments={"amount": 5})
+    # the backend says its 0.4 already weighed that very classifier: 0.4 alone decides
+    counted = _model_with_detail(0.4, 0.2, learned.to_dict())
+    v = decide(ToolGate(counted), call)
+    assert v.allowed and v.probabilities["destructive"] == 0.4
+    # an independent backend (no such detail): the learned class is a second evidence
+    assert not decide(ToolGate(_model_with_detail(0.4, 0.2, None)), call).allowed
+    # a detail naming a rule-based effect is not the learned classifier: still combined
+    rule = {**learned.to_dict(), "source": "shell_parser"}
+    assert not decide(ToolGate(_model_with_detail(0.4, 0.2, rule)), call).allowed
+
+
+def test_the_local_backend_and_the_gate_agree_on_a_learned_call():
+    """With the real local backend the gate's destructive score is the backend's own."""
+    from ctxgate.gate.loader import load_decision_model
+
+    gate = ToolGate(load_decision_model("local", GatePolicy()))
+    v = decide(gate, ToolCall(tool="acme_widget", arguments={
+        "url": "https://hooks.example/in", "payload": "x"}))  # no rule knows this name
+    assert v.effect is not None and v.effect.source is EffectSource.LEARNED
+    assert v.effect.effect is EffectClass.EXTERNAL
+    assert v.outcome == "deny" and v.probabilities["destructive"] == v.effect.confidence
+
+
+def test_the_local_backend_says_its_function_call_score_is_the_learned_one():
+    """The contract single counting relies on: for a function call the local backend's
+    destructive answer carries the learned effect it used (if that detail went away, the gate
+    would count the learned confidence twice again)."""
+    from ctxgate.gate.backends.local import LocalDecisionModel
+    from ctxgate.gate.effects.learned import classify
+    from ctxgate.gate.gate import _model_counted_learned
+
+    args = {"url": "https://hooks.example/in", "payload": "x"}
+    answers = LocalDecisionModel().decide(
+        {"user_request": "show the log", "tool_call": {"tool": "acme_widget", "arguments": args}},
+        ["destructive", "requested"])
+    by_id = {a.question_id: a for a in answers}
+    effect = classify("acme_widget", args)
+    assert effect.source is EffectSource.LEARNED
+    assert _model_counted_learned(by_id, effect)
+    shell = LocalDecisionModel().decide(
+        {"user_request": "show the log", "tool_call": {"tool": "bash",
+                                                      "arguments": {"command": "ls"}}},
+        ["destructive", "requested"])
+    assert not _model_counted_learned({a.question_id: a for a in shell}, effect)

@@ -109,3 +109,25 @@ def test_whole_gate_table_columns_and_counts(bench) -> None:
     # non-shell examples never reach the fast path or the shell parser
     assert not {"fast path", "shell_parser"} & set(named_counts(
         by_name["non-shell: all"]["decided by"]))
+
+
+def test_materialised_paths_hold_work_of_value(bench, tmp_path: Path) -> None:
+    """The whole-gate mode creates what a shell example names, committed and then changed, so
+    a delete or overwrite there loses uncommitted work (and an edit stays recoverable)."""
+    from ctxgate.gate.effects.model import EffectClass
+    from ctxgate.gate.effects.shell import shell_effect
+
+    assert bench.named_paths("rm -f *.bak notes.txt") == {"old.bak": False, "notes.txt": False}
+    assert bench.named_paths("find build -name '*.o' -delete") == {"build": True,
+                                                                   "build/old.o": False}
+    assert bench.named_paths("> out.log") == {"out.log": False}
+    assert bench.named_paths("git log --output=README.md") == {"README.md": False}
+    assert bench.named_paths("cat ~/.bashrc /etc/hosts") == {}  # never outside the tree
+    assert bench.named_paths("echo 'rm -rf x'") == {}
+    paths = bench.named_paths("rm -f *.bak && sed -i 's/a/b/' src/x.py")
+    bench.materialise(tmp_path, paths)
+    assert (tmp_path / "old.bak").read_text() == "committed work\nuncommitted work\n"
+    deleted = shell_effect("rm -f *.bak", cwd=str(tmp_path))
+    assert deleted is not None and deleted.effect is EffectClass.LOCAL_IRREVERSIBLE
+    edited = shell_effect("sed -i 's/a/b/' src/x.py", cwd=str(tmp_path))
+    assert edited is not None and edited.effect is EffectClass.LOCAL_RECOVERABLE

@@ -1,6 +1,6 @@
 """A scripted Anthropic Messages API server for driving the real Claude Code CLI in tests.
 
-Standard library only (``http.server`` in a thread). ``POST /v1/messages`` is answered from
+Standard library only (:mod:`.scripted_http`, ``http.server`` in a thread). ``POST /v1/messages`` is answered from
 a script: the main conversation (a request that offers the ``Bash`` tool) gets, for its
 N-th assistant turn, the N-th scripted :class:`Turn` — a ``tool_use`` block or a final
 text. Any other request the CLI makes on the side (a title or topic from a small model,
@@ -15,11 +15,11 @@ back after a tool ran, e.g. the ``tool_result`` that carries the hook's digest o
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from .scripted_http import RecordedRequest, Reply, ScriptedServer
 
 __all__ = ["MessagesServer", "RecordedRequest", "Turn", "tool_results"]
 
@@ -31,13 +31,6 @@ class Turn:
     text: str = ""
     tool: str | None = None
     tool_input: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    method: str
-    path: str
-    body: Any
 
 
 def _offers_tool(body: Any, name: str) -> bool:
@@ -57,111 +50,39 @@ def tool_results(body: Any) -> list[dict[str, Any]]:
     return found
 
 
-class MessagesServer:
+def _not_found(path: str) -> Reply:
+    return Reply(404, {"type": "error", "error": {"type": "not_found_error",
+                                                  "message": f"no {path} here"}})
+
+
+class MessagesServer(ScriptedServer):
     """The server; use as a context manager, then point ``ANTHROPIC_BASE_URL`` at :attr:`url`."""
 
     def __init__(self, script: list[Turn], *, main_tool: str = "Bash") -> None:
+        super().__init__()
         self.script = script
         self.main_tool = main_tool
-        self.requests: list[RecordedRequest] = []
-        self._lock = threading.Lock()
-        self._ids = 0
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def get(self, path: str) -> Reply:
+        return _not_found(path)
 
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
-            def _read_body(self) -> Any:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    return json.loads(raw) if raw else None
-                except json.JSONDecodeError:
-                    return raw.decode("utf-8", "replace")
-
-            def _send_json(self, status: int, payload: Any) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                server._record("GET", self.path, None)
-                self._send_json(404, {"type": "error", "error": {
-                    "type": "not_found_error", "message": f"no {self.path} here"}})
-
-            def do_HEAD(self) -> None:  # noqa: N802
-                server._record("HEAD", self.path, None)
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_POST(self) -> None:  # noqa: N802
-                body = self._read_body()
-                server._record("POST", self.path, body)
-                path = self.path.split("?", 1)[0]
-                if path.endswith("/count_tokens"):
-                    self._send_json(200, {"input_tokens": 100})
-                    return
-                if not path.endswith("/v1/messages") or not isinstance(body, dict):
-                    self._send_json(404, {"type": "error", "error": {
-                        "type": "not_found_error", "message": f"no {self.path} here"}})
-                    return
-                blocks, stop = server._answer(body)
-                model = str(body.get("model", "scripted"))
-                if not body.get("stream"):
-                    self._send_json(200, {
-                        "id": server._next_id("msg"), "type": "message", "role": "assistant",
-                        "model": model, "content": blocks, "stop_reason": stop,
-                        "stop_sequence": None,
-                        "usage": {"input_tokens": 10, "output_tokens": 5}})
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                for event, data in _sse_events(server._next_id("msg"), model, blocks, stop):
-                    self.wfile.write(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())
-                self.wfile.flush()
-                self.close_connection = True
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> MessagesServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def _record(self, method: str, path: str, body: Any) -> None:
-        with self._lock:
-            self.requests.append(RecordedRequest(method, path, body))
-
-    def _next_id(self, prefix: str) -> str:
-        with self._lock:
-            self._ids += 1
-            return f"{prefix}_{self._ids:04d}"
+    def post(self, path: str, body: Any) -> Reply:
+        if path.endswith("/count_tokens"):
+            return Reply(json={"input_tokens": 100})
+        if not path.endswith("/v1/messages") or not isinstance(body, dict):
+            return _not_found(path)
+        blocks, stop = self._answer(body)
+        model = str(body.get("model", "scripted"))
+        if not body.get("stream"):
+            return Reply(json={
+                "id": self.next_id("msg"), "type": "message", "role": "assistant",
+                "model": model, "content": blocks, "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 5}})
+        return Reply(events=_sse_events(self.next_id("msg"), model, blocks, stop))
 
     def main_requests(self) -> list[dict[str, Any]]:
         """Bodies of the main conversation's requests (those offering the main tool)."""
-        with self._lock:
-            return [r.body for r in self.requests
-                    if r.method == "POST" and _offers_tool(r.body, self.main_tool)]
+        return [b for b in self.posted("") if _offers_tool(b, self.main_tool)]
 
     def _answer(self, body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         if not _offers_tool(body, self.main_tool):
@@ -173,7 +94,7 @@ class MessagesServer:
         blocks: list[dict[str, Any]] = []
         if turn.text:
             blocks.append({"type": "text", "text": turn.text})
-        blocks.append({"type": "tool_use", "id": self._next_id("toolu"), "name": turn.tool,
+        blocks.append({"type": "tool_use", "id": self.next_id("toolu"), "name": turn.tool,
                        "input": turn.tool_input})
         return blocks, "tool_use"
 

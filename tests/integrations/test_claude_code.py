@@ -232,6 +232,35 @@ def test_permission_rules_see_the_original_command_only_without_the_rewrite(
 
 
 
+def _project_rules(project: Path, perms: dict) -> None:
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": perms}),
+                                                        encoding="utf-8")
+
+
+def test_a_project_deny_rule_still_stops_the_command_the_model_wrote(project: Path) -> None:
+    """Claude Code matches rules against ``updatedInput``; a rewrite into ``ctxgate run``
+    would slip past ``Bash(./build.sh)`` in the deny list. The hook reads the project's
+    rules and leaves a command a deny rule speaks for unrewritten, so the rule holds."""
+    _project_rules(project, {"deny": ["Bash(./build.sh)"]})
+    s = run_claude(project, "Run the build.", "./build.sh")
+    assert s.result["permission_denials"], content_text(s.tool_result)[:500]
+    assert ERROR_LINE not in content_text(s.tool_result)
+
+
+def test_a_project_allow_rule_carries_over_to_the_rewrite(project: Path) -> None:
+    """``Bash(./build.sh)`` allowed in the project settings and no blanket Bash allow: the
+    hook rewrites the call (its output is digested) and approves it on the rule's behalf,
+    instead of leaving the wrapped command to a prompt that ``-p`` denies."""
+    _project_rules(project, {"allow": ["Bash(./build.sh)"]})
+    s = run_claude(project, "Run the build.", "./build.sh", allowed_tools="Read",
+                   settings_extra={"permissions": {"allow": []}})
+    text = content_text(s.tool_result)
+    assert s.result["permission_denials"] == [], text[:500]
+    assert ARCHIVE_ID.search(text), text[:1000]
+    assert ERROR_LINE in text
+
+
 def test_requested_delete_runs(project: Path) -> None:
     """The user asked for it: the gate finds the request in Claude Code's transcript (past the
     API-request lines it also logs there) and the call runs."""

@@ -105,3 +105,19 @@ def test_requested_delete_runs(tmp_path: Path) -> None:
                     ["rm -r victim"])
     assert not (project / "victim").exists(), run.outputs
     assert_every_hook_reply_accepted(run)
+
+
+def test_a_codex_forbidden_rule_still_stops_the_command_the_model_wrote(tmp_path: Path) -> None:
+    """Measured before the fix: a ``forbidden`` ``prefix_rule`` for ``./build.sh`` stopped the
+    plain call and not the rewritten ``… ctxgate run -c ./build.sh``. The hook reads the rules
+    and leaves such a command as written, so Codex's own rule refuses it."""
+    make_project(tmp_path)
+    rules = tmp_path / "home" / ".codex" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "default.rules").write_text(
+        'prefix_rule(pattern=["./build.sh"], decision="forbidden", '
+        'justification="no builds here")\n', encoding="utf-8")
+    run = run_codex(tmp_path, "Run the build.", ["./build.sh"])
+    assert "rejected: no builds here" in run.outputs[0], run.outputs[0][:1000]
+    assert ERROR_LINE not in run.outputs[0]
+    assert_every_hook_reply_accepted(run)

@@ -20,6 +20,7 @@ from collections import OrderedDict, deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ctxgate.archive.bytequeue import ByteQueue
 from ctxgate.errors import IntegrityError
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ class Chunker:
         self._compressor = zstandard.ZstdCompressor(level=level, write_checksum=True)
         self._chunk_bytes = chunk_bytes
         self._head_bytes = head_bytes
-        self._buf = bytearray()
+        self._queue = ByteQueue()
         self._sha = hashlib.sha256()
         self.rows: list[tuple[int, int, int]] = []
         self.size = 0
@@ -104,18 +105,23 @@ class Chunker:
     def _emit(self, piece: bytes, out: list[bytes]) -> None:
         """Compress ``piece`` on the worker thread; move finished chunks, in order, to ``out``.
 
-        zstd releases the GIL, so compressing chunk N overlaps hashing, redacting and scanning
-        chunk N+1 on the other core (hashing stays here: on the worker it made the worker the
-        bottleneck, measured). At most ``_IN_FLIGHT`` chunks wait (bounded memory).
+        zstd and sha256 both release the GIL, so hashing and compressing chunk N overlap
+        redacting and scanning chunk N+1 on the other core. The one worker takes chunks in
+        order, so the hash is the stream's. At most ``_IN_FLIGHT`` chunks wait (bounded
+        memory).
         """
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="ctxgate-zstd")
-        future = self._pool.submit(self._compressor.compress, piece)
+        future = self._pool.submit(self._hash_and_compress, piece)
         self._pending.append((future, len(piece), piece.count(b"\n")))
         while len(self._pending) > _IN_FLIGHT:
             self._finish_one(out)
+
+    def _hash_and_compress(self, piece: bytes) -> bytes:
+        self._sha.update(piece)
+        return self._compressor.compress(piece)
 
     def _finish_one(self, out: list[bytes]) -> None:
         future, raw, nl = self._pending.popleft()
@@ -128,35 +134,24 @@ class Chunker:
         """Add bytes; returns the compressed chunks completed by them (possibly none)."""
         if not data:
             return []
-        self._sha.update(data)
         self.size += len(data)
         self.last_byte = data[-1:]
         if len(self.head) < self._head_bytes:
             self.head += data[: self._head_bytes - len(self.head)]
         out: list[bytes] = []
-        if not self._buf and len(data) >= self._chunk_bytes:
-            view = memoryview(data)
-            pos = 0
-            while len(data) - pos >= self._chunk_bytes:
-                self._emit(bytes(view[pos:pos + self._chunk_bytes]), out)
-                pos += self._chunk_bytes
-            self._buf += view[pos:]
-            return out
-        self._buf += data
-        while len(self._buf) >= self._chunk_bytes:
-            piece = bytes(self._buf[: self._chunk_bytes])
-            del self._buf[: self._chunk_bytes]
-            self._emit(piece, out)
+        queue = self._queue
+        queue.append(data)
+        while queue.held >= self._chunk_bytes:
+            self._emit(queue.take(self._chunk_bytes), out)
         return out
 
     def close(self) -> list[bytes]:
         """Flush the last partial chunk and every chunk still being compressed."""
         out: list[bytes] = []
-        if self._buf:
-            piece = bytes(self._buf)
-            self._buf.clear()
+        if self._queue.held:
+            piece = self._queue.take(self._queue.held)
             if self._pool is None:  # the whole stream is this one piece: no worker needed
-                comp = self._compressor.compress(piece)
+                comp = self._hash_and_compress(piece)
                 self.rows.append((len(piece), len(comp), piece.count(b"\n")))
                 self.stored += len(comp)
                 out.append(comp)
@@ -171,7 +166,8 @@ class Chunker:
 
     @property
     def digest(self) -> str:
-        """sha256 hex of everything fed."""
+        """sha256 hex of everything fed (read it after :meth:`close`: chunks are hashed as
+        they are compressed)."""
         return self._sha.hexdigest()
 
     @property

@@ -1,9 +1,10 @@
 """The ``ctxgate`` command line: a thin veneer over the library.
 
-Each sub-module registers its commands on :data:`app`; every command builds the settings,
-opens resources, calls one library function and prints. :func:`main` is the single place
-where a :class:`~ctxgate.errors.CtxgateError` becomes a message on stderr and an exit code
-(2 for usage errors and unknown ids, 1 for other failures).
+Each sub-module registers its commands on :data:`app`; every command turns its options into
+one call on :class:`ctxgate.app.App` and prints the answer. :func:`main` (and each
+argparse twin) turns a :class:`~ctxgate.errors.CtxgateError` into a message on stderr and an
+exit code through the one table, :mod:`ctxgate.app.errors` (2 for usage errors and unknown
+ids, 1 for other failures).
 
 Importing this package does not import typer: ``app`` is built on first access, and
 :func:`main` sends the per-call hot commands ``expand`` and ``run`` to their argparse twins
@@ -102,5 +103,6 @@ def main(argv: list[str] | None = None) -> None:
     try:
         build_app()(args=args, prog_name="ctxgate")
     except CtxgateError as exc:
-        print(f"ctxgate: {type(exc).__name__}: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
+        from ctxgate.app.errors import report
+
+        sys.exit(report(exc))

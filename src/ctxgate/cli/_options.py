@@ -1,4 +1,5 @@
-"""Options shared by several commands, and the one helper that builds the Config."""
+"""Options shared by several commands, the typer side of :mod:`ctxgate.app.options`, and the
+one helper that builds the Config."""
 
 from __future__ import annotations
 
@@ -37,3 +38,41 @@ def build_config(**sections: dict[str, Any]):  # -> ctxgate.settings.Config
     from ctxgate.settings import load_config
 
     return load_config(sections)
+
+
+def typer_parameters(command: Any) -> list[Any]:
+    """The typer parameters of a :class:`ctxgate.app.options.Command`, in its order (an
+    ``inspect.Parameter`` per option, annotated with its ``typer.Option``/``Argument``)."""
+    import inspect
+
+    params = []
+    for opt in command.options:
+        if not opt.cli:
+            continue
+        kind: Any = list[opt.kind] if opt.many else opt.kind
+        if opt.positional:
+            info: Any = typer.Argument(metavar=opt.metavar, help=opt.help)
+            default: Any = inspect.Parameter.empty
+        else:
+            info = typer.Option(*opt.flags, help=opt.help,
+                                show_default=opt.default is not None)
+            default = opt.default
+            if opt.default is None:
+                kind = kind | None
+        params.append(inspect.Parameter(opt.name, inspect.Parameter.KEYWORD_ONLY,
+                                        default=default, annotation=Annotated[kind, info]))
+    return params
+
+
+def with_options(command: Any) -> Any:
+    """Decorate ``def f(**values)`` so that typer reads its parameters from ``command``
+    (:mod:`ctxgate.app.options`): the options are declared once, not in the signature."""
+    import inspect
+
+    def decorate(fn: Any) -> Any:
+        params = typer_parameters(command)
+        fn.__signature__ = inspect.Signature(params, return_annotation=None)
+        fn.__annotations__ = {p.name: p.annotation for p in params} | {"return": None}
+        return fn
+
+    return decorate

@@ -8,6 +8,9 @@ from typing import Annotated
 
 import typer
 
+from ctxgate.app.options import LIST, SEARCH
+from ctxgate.cli._options import with_options
+
 archive_app = typer.Typer(
     name="archive", help="List, inspect, store, pin and purge archived tool outputs.",
     no_args_is_help=True, rich_markup_mode=None,
@@ -35,11 +38,10 @@ def parse_duration(text: str) -> float:
 
 
 def _open():
-    from ctxgate.archive.archive import Archive
-    from ctxgate.cli._options import build_config
+    """The home's archive for one command (closed when the ``with`` block ends)."""
+    from ctxgate.app.application import App
 
-    config = build_config()
-    return Archive.open(config.home, config.archive)
+    return App().open_archive()
 
 
 def _age(seconds: float) -> str:
@@ -76,18 +78,17 @@ def _print_json(value) -> None:
 
 
 @archive_app.command("ls")
-def ls(
-    limit: Annotated[int, typer.Option("--limit", help="Entries shown, newest use first.")] = 20,
-    json_output: JsonOut = False,
-) -> None:
+@with_options(LIST)
+def ls(*, limit: int, json_output: bool) -> None:
     """List entries: id, tool, command, size, lines, age, expiry.
 
     Example: ctxgate archive ls --limit 5
     """
     import time
 
-    with _open() as archive:
-        entries = archive.list(limit=limit)
+    from ctxgate.app.application import App
+
+    entries = App().list(limit=limit)
     if json_output:
         _print_json([_entry_dict(e) for e in entries])
         return
@@ -264,12 +265,8 @@ def verify(entry_id: IdArg) -> None:
 
 
 @archive_app.command("search")
-def search_cmd(
-    query: Annotated[list[str], typer.Argument(metavar="WORD...",
-                                               help="Words a matching line holds (all of them).")],
-    limit: Annotated[int, typer.Option("--limit", help="Most matching lines shown (1-200).")] = 20,
-    json_output: JsonOut = False,
-) -> None:
+@with_options(SEARCH)
+def search_cmd(*, query: list[str], limit: int, json_output: bool) -> None:
     """Search every archived output for lines holding all the words (case-insensitive).
 
     Each match names its entry id and line number; show it in context with
@@ -277,10 +274,10 @@ def search_cmd(
 
     Example: ctxgate archive search connection refused --limit 5
     """
-    from ctxgate.archive.search import render_search, search
+    from ctxgate.app.application import App
+    from ctxgate.archive.search import render_search
 
-    with _open() as archive:
-        result = search(archive, " ".join(query), limit=limit)
+    result = App().search(" ".join(query), limit=limit)
     if json_output:
         _print_json({"query": result.query, "more": result.more, "method": result.method,
                      "entries_searched": result.entries_searched,

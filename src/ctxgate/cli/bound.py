@@ -1,4 +1,4 @@
-"""`ctxgate bound` commands (thin: build settings, call the library, print)."""
+"""`ctxgate bound` commands (thin over :meth:`ctxgate.app.App.bound`)."""
 
 from __future__ import annotations
 
@@ -37,12 +37,14 @@ def bound(
     import json
     import sys
 
-    from ctxgate.bound import bound_record, emit_bytes
-    from ctxgate.cli._options import build_config
+    from ctxgate.app.application import App
+    from ctxgate.app.errors import exit_code
+    from ctxgate.bound import emit_bytes
     from ctxgate.errors import RecordBoundError, UsageError
 
-    config = build_config(bound={"max_bytes": max_bytes, "strategy": strategy,
-                                 "archive": archive})
+    app = App(settings={"bound": {"max_bytes": max_bytes, "strategy": strategy,
+                                  "archive": archive}})
+    config = app.config
     if file is None or str(file) == "-":
         data = sys.stdin.buffer.read()
         source = "stdin"
@@ -61,23 +63,19 @@ def bound(
 
     store = None
     if config.bound.archive:
-        from ctxgate.archive import Archive
-
         try:
-            store = Archive.open(config.home, config.archive)
+            store = app.archive
         except Exception as exc:  # noqa: BLE001 - a broken archive never fails the bound
             typer.echo(f"ctxgate bound: warning: the archive cannot be opened "
                        f"({type(exc).__name__}: {exc}); cutting without storing originals "
                        "(markers say the full original was not stored)", err=True)
     try:
-        result = bound_record(record, policy=config.bound, archive=store)
+        result = app.bound(record, archive=store)
     except RecordBoundError as exc:
         typer.echo(json.dumps(exc.to_dict(), ensure_ascii=False), err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(exit_code(exc)) from None
     finally:
-        close = getattr(store, "close", None)
-        if callable(close):
-            close()
+        app.close()
     failed = [c for c in result.cuts if c.archive_error]
     if failed:
         typer.echo(f"ctxgate bound: warning: {len(failed)} of {len(result.cuts)} cut originals "

@@ -9,7 +9,7 @@ test keeps both option sets identical. Nothing here imports typer.
 
 from __future__ import annotations
 
-__all__ = ["FAST_OPTIONS", "RUN_OPTIONS", "execute_run", "expand_main", "run_main", "write_view"]
+__all__ = ["RUN_OPTIONS", "execute_run", "expand_main", "expand_values", "run_main", "write_view"]
 
 def write_view(view, json_output: bool) -> None:
     """Print a view (text, or one JSON object with its paging facts) as UTF-8."""
@@ -32,62 +32,36 @@ def write_view(view, json_output: bool) -> None:
     sys.stdout.flush()
 
 
-FAST_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
-    "lines": (("--lines", "-n"), str), "head": (("--head",), int), "tail": (("--tail",), int),
-    "grep": (("--grep", "-g"), str), "ignore_case": (("--ignore-case", "-i"), None),
-    "fixed_strings": (("--fixed-strings", "-F"), None),
-    "context": (("--context", "-C"), int), "before": (("--before", "-B"), int),
-    "after": (("--after", "-A"), int), "max_matches": (("--max-matches", "-m"), int),
-    "byte_range": (("--bytes",), str), "json_pointer": (("--json",), str),
-    "keys": (("--keys",), None), "max_tokens": (("--max-tokens",), int),
-    "json_output": (("--json-output",), None),
-}
-"""The options of :func:`expand`, for the argparse twin (a test keeps them in step)."""
+def expand_values(values: dict) -> None:
+    """The body of ``ctxgate expand`` (both front ends): ``values`` by the names of
+    :data:`ctxgate.app.options.EXPAND`; prints the view, raises ctxgate errors."""
+    from ctxgate.app.application import App
+    from ctxgate.errors import UsageError
+
+    view = dict(values)
+    json_output = view.pop("json_output", False)
+    entry_id = view.pop("entry_id")
+    if view.get("max_tokens") is not None and view["max_tokens"] < 1:
+        raise UsageError(f"--max-tokens must be >= 1, got {view['max_tokens']}")
+    write_view(App().expand(entry_id, **view), json_output)
 
 
 def expand_main(argv: list[str]) -> int:
     """Run ``expand`` from ``argv`` (without the word ``expand``) on argparse; returns the exit
     code and prints ``ctxgate: ErrorType: message`` on ctxgate errors, like ``cli.main``."""
-    import argparse
-    import sys
+    from ctxgate.app.options import EXPAND, argparse_parser
+    from ctxgate.errors import CtxgateError
 
-    from ctxgate.errors import CtxgateError, UsageError
-
-    parser = argparse.ArgumentParser(prog="ctxgate expand",
-                                     description="Show part of an archived tool output.")
-    parser.add_argument("entry_id", metavar="ID")
-    for dest, (flags, kind) in FAST_OPTIONS.items():
-        if kind is None:
-            parser.add_argument(*flags, dest=dest, action="store_true")
-        else:
-            parser.add_argument(*flags, dest=dest, type=kind,
-                                default=0 if dest in ("context", "before", "after") else None)
     try:
-        ns = parser.parse_args(argv)
+        ns = argparse_parser(EXPAND, "ctxgate expand").parse_args(argv)
     except SystemExit as exc:  # argparse usage errors exit 2, --help exits 0
         return int(exc.code or 0)
     try:
-        from ctxgate.archive.archive import Archive
-        from ctxgate.settings import load_config
-
-        if ns.max_tokens is not None and ns.max_tokens < 1:
-            raise UsageError(f"--max-tokens must be >= 1, got {ns.max_tokens}")
-        config = load_config()
-        archive = Archive.open(config.home, config.archive)
-        try:
-            view = archive.expand(
-                ns.entry_id, lines=ns.lines, head=ns.head, tail=ns.tail, grep=ns.grep,
-                ignore_case=ns.ignore_case, context=ns.context, before=ns.before,
-                after=ns.after, max_matches=ns.max_matches, byte_range=ns.byte_range,
-                json_pointer=ns.json_pointer, keys=ns.keys, max_tokens=ns.max_tokens,
-                fixed_strings=ns.fixed_strings,
-            )
-        finally:
-            archive.close()
+        expand_values(vars(ns))
     except CtxgateError as exc:
-        print(f"ctxgate: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return exc.exit_code
-    write_view(view, ns.json_output)
+        from ctxgate.app.errors import report
+
+        return report(exc)
     return 0
 
 

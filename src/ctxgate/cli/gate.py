@@ -1,4 +1,4 @@
-"""`ctxgate gate` commands (thin: build settings, call the library, print)."""
+"""`ctxgate gate` commands (thin: options in, one :class:`ctxgate.app.App` call, print)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ctxgate.cli._options import JsonOption, build_config
+from ctxgate.cli._options import JsonOption
 
 gate_app = typer.Typer(
     name="gate",
@@ -42,9 +42,9 @@ def check(
     """
     import json
 
+    from ctxgate.app.application import App
+    from ctxgate.app.errors import VERDICT_EXIT
     from ctxgate.errors import UsageError
-    from ctxgate.gate.gate import ToolCall
-    from ctxgate.gate.loader import build_tool_gate
 
     try:
         arguments = json.loads(args)
@@ -62,7 +62,6 @@ def check(
             conversation = conversation["messages"]
         if not isinstance(conversation, list):
             raise UsageError(f"--messages {messages} must hold a JSON list of messages")
-    config = build_config(gate={"backend": backend})
     approver = None
     if ask:
         from ctxgate.gate.approval import prompt_approver
@@ -70,9 +69,9 @@ def check(
         approver = prompt_approver()
     # a check only asks what would happen: it must not use up a `gate approve` grant that is
     # meant for the real call
-    gate = build_tool_gate(config, approver=approver, consume_grants=False)
-    verdict = gate.decide_sync(ToolCall(tool=tool, arguments=arguments),
-                               user_request=request, conversation=conversation)
+    with App(settings={"gate": {"backend": backend}}, approver=approver,
+             consume_grants=False) as app:
+        verdict = app.check(tool, arguments, request=request, conversation=conversation)
     sandbox = _sandbox_line(verdict) if explain else ""
     if json_out:
         record = verdict.to_dict()
@@ -85,10 +84,8 @@ def check(
             typer.echo(explain_verdict(verdict))
             if sandbox:
                 typer.echo(f"  sandbox: {sandbox}")
-    if verdict.outcome == "ask":
-        raise typer.Exit(3)
-    if not verdict.allowed:
-        raise typer.Exit(1)
+    if VERDICT_EXIT[verdict.outcome]:  # deny 1, ask 3
+        raise typer.Exit(VERDICT_EXIT[verdict.outcome])
 
 
 def _sandbox_line(verdict) -> str:
@@ -134,33 +131,11 @@ def approve(
         ctxgate gate approve 3f2a9c01be77
     """
     import json
-    import re
 
-    from ctxgate.errors import UsageError
-    from ctxgate.gate.audit import AuditLog
-    from ctxgate.gate.grants import GrantStore
+    from ctxgate.app.application import App
 
-    config = build_config()
-    with AuditLog.in_home(config.home) as audit:
-        if call_id.isdigit() and len(call_id) < 6:
-            rows = audit.query(row_id=int(call_id), limit=1)
-        elif re.fullmatch(r"[0-9a-fA-F]{6,64}", call_id):
-            rows = audit.query(args_prefix=call_id, limit=200)
-            if not rows and call_id.isdigit():
-                rows = audit.query(row_id=int(call_id), limit=1)
-        else:
-            raise UsageError(f"{call_id!r} is neither an audit row id nor a hex prefix of an "
-                             "args sha256 (at least 6 digits); see `ctxgate gate log`")
-    calls = sorted({(r.tool, r.args_sha256) for r in rows})
-    if not calls:
-        raise UsageError(f"no recorded gate decision matches {call_id!r}; see `ctxgate gate "
-                         "log --verdict deny` for the ids")
-    if len(calls) > 1:
-        shown = ", ".join(f"{t} {h[:12]}" for t, h in calls[:5])
-        raise UsageError(f"{call_id!r} matches {len(calls)} different calls ({shown}); give "
-                         "more digits of the sha256 or the audit row id")
-    tool, digest = calls[0]
-    GrantStore.in_home(config.home).grant(tool, digest)
+    with App() as app:
+        tool, digest = app.approve(call_id)
     if json_out:
         typer.echo(json.dumps({"tool": tool, "args_sha256": digest, "approved_runs": 1}))
     else:
@@ -187,8 +162,9 @@ def log_(
     import time
     from datetime import UTC, datetime
 
+    from ctxgate.app.application import App
     from ctxgate.errors import UsageError
-    from ctxgate.gate.audit import AuditLog, parse_since
+    from ctxgate.gate.audit import parse_since
 
     if verdict is not None and verdict not in ("allow", "deny", "ask"):
         raise UsageError(f"--verdict {verdict!r}: use allow, deny or ask")
@@ -196,9 +172,8 @@ def log_(
         since_ts = parse_since(since, time.time()) if since else None
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    config = build_config()
-    with AuditLog.in_home(config.home) as audit:
-        rows = audit.query(tool=tool, verdict=verdict, since=since_ts, limit=limit)
+    with App() as app:
+        rows = app.audit.query(tool=tool, verdict=verdict, since=since_ts, limit=limit)
     if json_out:
         typer.echo(json.dumps([r.to_dict() for r in rows], ensure_ascii=False))
         return

@@ -208,23 +208,21 @@ def _check_gate_decides() -> None:
     backend that cannot load (missing packages or weights, an unreachable server) turns
     every hook call into a block, so the install stops with the gate's own reason and fix.
     """
-    from ctxgate.cli._options import build_config
+    from ctxgate.app.application import App
     from ctxgate.errors import UsageError
-    from ctxgate.gate.gate import ToolCall
-    from ctxgate.gate.loader import build_tool_gate
 
     failures = ("backend_error", "timeout", "refused", "malformed_answer", "request_too_large")
-    probe = ToolCall(tool="ctxgate_install_probe", arguments={"action": "delete the probe"})
     reason = ""
     try:
-        gate = build_tool_gate(build_config())
-        for _attempt in range(2):  # a cold model on a loaded machine may time out once
-            verdict = gate.decide_sync(probe, user_request="delete the probe")
-            if verdict.code not in failures:
-                return
-            reason = verdict.reason
-            if verdict.code != "timeout":
-                break
+        with App() as app:
+            for _attempt in range(2):  # a cold model on a loaded machine may time out once
+                verdict = app.check("ctxgate_install_probe", {"action": "delete the probe"},
+                                    request="delete the probe")
+                if verdict.code not in failures:
+                    return
+                reason = verdict.reason
+                if verdict.code != "timeout":
+                    break
     except Exception as exc:  # noqa: BLE001 - reported below as the reason
         reason = f"{type(exc).__name__}: {exc}"
     raise UsageError(

@@ -23,14 +23,10 @@ BackendOption = Annotated[str | None, typer.Option(
 
 
 def _pipeline(config, *, gate: bool, request: str | None, prefix: str, server: str = ""):
+    from ctxgate.app.application import App
     from ctxgate.integrations.mcp.tools import CallPipeline
 
-    tool_gate = None
-    if gate:
-        from ctxgate.gate.loader import build_tool_gate
-
-        tool_gate = build_tool_gate(config)
-    return CallPipeline(config, gate=tool_gate, request=request, tool_prefix=prefix,
+    return CallPipeline(App(config, gated=gate), request=request, tool_prefix=prefix,
                         server=server)
 
 
@@ -54,7 +50,7 @@ def serve(request: RequestOption = None, gate: GateOption = True,
         config = build_config(gate={"backend": backend, "shell_tools": {
             **config.gate.shell_tools, RUN_TOOL: "/command"}})
     pipeline = _pipeline(config, gate=gate, request=request, prefix="")
-    anyio.run(serve_stdio, build_server(config, pipeline))
+    anyio.run(serve_stdio, build_server(pipeline))
 
 
 @mcp_app.command("proxy", context_settings={"allow_interspersed_args": False})
@@ -81,7 +77,7 @@ def proxy(
 
     async def main() -> None:
         async with Downstream(list(command)) as downstream:
-            await serve_stdio(build_proxy(config, pipeline, downstream))
+            await serve_stdio(build_proxy(pipeline, downstream))
 
     anyio.run(main)
 

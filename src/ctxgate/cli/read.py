@@ -1,10 +1,14 @@
-"""`ctxgate read PATH`: one page of a text file, never digested (the MCP ``read`` tool's twin)."""
+"""`ctxgate read PATH`: one page of a text file, never digested (the MCP ``read`` tool's twin;
+thin over :meth:`ctxgate.app.App.read`, options from :data:`ctxgate.app.options.READ`)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Any
 
 import typer
+
+from ctxgate.app.options import READ
+from ctxgate.cli._options import with_options
 
 
 def register(app: typer.Typer) -> None:
@@ -12,26 +16,16 @@ def register(app: typer.Typer) -> None:
     app.command("read")(read)
 
 
-def read(
-    path: Annotated[str, typer.Argument(metavar="PATH", help="The text file to read.")],
-    lines: Annotated[str | None, typer.Option(
-        "--lines", "-n", help="A:B, 1-based inclusive; A: or -N: to the end.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(
-        "--max-tokens", help="Page ceiling in o200k_base tokens (default: "
-                             "[firewall] verbatim_max_tokens, 25,000).")] = None,
-) -> None:
+@with_options(READ)
+def read(**values: Any) -> None:
     """Print a page of a text file as it is, under a token ceiling, with the next page's lines.
 
     Example: ctxgate read src/app.py --lines 120:200
     """
     import sys
 
-    from ctxgate.cli._options import build_config
-    from ctxgate.firewall.fileread import read_file
+    from ctxgate.app.application import App
 
-    config = build_config()
-    view = read_file(path, lines=lines,
-                     max_tokens=max_tokens or config.firewall.verbatim_max_tokens,
-                     tokenizer=config.firewall.tokenizer, tool="read", cli=True)
+    view = App().read(values.pop("path"), tool="read", cli=True, **values)
     sys.stdout.buffer.write(view.text.encode("utf-8"))
     sys.stdout.flush()

@@ -150,12 +150,15 @@ class WindowCollector:
         w.next_pos = start
         self._take(w, number, w.want_to)
 
-    def end(self) -> None:
-        """The block is done: keep its last lines for the next block's windows."""
+    def end(self, newlines: int | None = None) -> None:
+        """The block is done: keep its last lines for the next block's windows.
+
+        ``newlines``: the block's newline count, when the caller has it (saves a pass)."""
         block = self._block
         carry: list[KnownLine] = []
         end = len(block) - 1 if block.endswith(b"\n") else len(block)
-        n = self._first_no + block.count(b"\n") - (1 if block.endswith(b"\n") else 0)
+        count = block.count(b"\n") if newlines is None else newlines
+        n = self._first_no + count - (1 if block.endswith(b"\n") else 0)
         pos = end
         while len(carry) < BEFORE_LINES and pos >= 0:
             start = block.rfind(b"\n", 0, pos) + 1

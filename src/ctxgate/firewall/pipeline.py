@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 __all__ = ["FirewallResult", "OutputPipeline", "firewall"]
 
 _FEED_BYTES = 1 << 20
+_TUNE_AFTER_BYTES = 4 << 20
+"""Past this many output bytes the allocator is tuned (:mod:`ctxgate.firewall.memtune`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,6 +127,7 @@ class OutputPipeline:
                                session_id=self.session_id, extra=dict(self.extra))
         self._redactor = self.archive.new_redactor()
         self._raw_bytes = 0
+        self._tuned = False
         self._shown_redacted = self._redactor is not None and (
             p.redact_verbatim == "all" or (p.redact_verbatim == "except_reads" and
                                            self.command_class.kind not in ("file_read",
@@ -166,6 +169,11 @@ class OutputPipeline:
         if not data:
             return
         self._raw_bytes += len(data)
+        if self._raw_bytes > _TUNE_AFTER_BYTES and not self._tuned:
+            from ctxgate.firewall.memtune import keep_heap
+
+            self._tuned = True
+            keep_heap()  # large output: reuse freed 1 MiB blocks (no page faults per block)
         if self._raw_prefix is not None:
             room = self.scanner.keep_bytes - len(self._raw_prefix)
             if room > 0:

@@ -8,11 +8,15 @@ and the lines that matter (errors, failures, tracebacks, warnings; the first and
 ``hits_per_kind`` of each kind, and counts). A 1 GiB output is digested without re-reading
 it, with memory bounded by those caps.
 
-Work per byte is a handful of C-level scans per 1 MiB block: a newline count, one
-Aho-Corasick pass for all error keywords on an ASCII-lowercased copy (one ``bytes.find`` per
-keyword without ``ahocorasick_rs``: about 15x slower), and one short newline probe per
-``long_line_bytes / 2`` bytes (any line that long must cover a whole probe window, so none
-is missed).
+Work per byte is a handful of C-level scans per 1 MiB block: a newline count (shared with
+the failure windows and the line shapes), one Aho-Corasick pass for all error keywords on an
+ASCII-lowercased copy (one ``bytes.find`` per keyword without ``ahocorasick_rs``: about 15x
+slower), and one short newline probe per ``long_line_bytes / 2`` bytes (any line that long
+must cover a whole probe window, so none is missed). Python runs per candidate line, never
+per line. After a flood of candidates the keyword pass runs on one block in
+:data:`COUNT_EVERY` (the count of the others is estimated; the digest shows it as ``~N``).
+Blocks are cut from the fed chunks where they lie (:class:`~ctxgate.archive.bytequeue.ByteQueue`:
+one copy per byte, none when a chunk is a block).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ctxgate.archive.bytequeue import ByteQueue
 from ctxgate.firewall.errorlines import COUNTED_KEYWORDS as _COUNTED
 from ctxgate.firewall.errorlines import KEYWORDS, SEVERITY, Hit, classify_line
 
@@ -40,6 +45,11 @@ _MAX_CANDIDATES_PER_BLOCK = 4096
 _LINE_WINDOW = 65_536
 """Keyword hits further than this from the start of their line (giant lines) are not
 candidates: they are data, not messages, bytes."""
+COUNT_EXACT_BLOCKS = 4
+"""After a flood, blocks whose keyword occurrences are all counted."""
+COUNT_EVERY = 8
+"""Past :data:`COUNT_EXACT_BLOCKS`, one block in this many is counted (a lower-cased copy and
+an Aho-Corasick pass); the others are estimated. The number is shown as ``~N`` anyway."""
 _CLASSIFY_BUDGET = 2_000
 """Candidate lines classified in all; past that (a flood) keyword occurrences are only counted
 and the last lines that matter are taken from the kept tail bytes."""
@@ -70,7 +80,12 @@ class ScanResult:
     hits_counted_to: int = 0
     """Last line classified (the whole output when ``hits_exact``)."""
     uncounted_occurrences: int = 0
-    """Keyword occurrences after ``hits_counted_to`` (not classified; may include look-alikes)."""
+    """Keyword occurrences after ``hits_counted_to`` (not classified; may include look-alikes;
+    partly estimated when ``uncounted_estimated_bytes``)."""
+    uncounted_estimated_bytes: int = 0
+    """Bytes after the flood whose keyword occurrences were estimated, not counted: after
+    :data:`COUNT_EXACT_BLOCKS` counted blocks, one block in :data:`COUNT_EVERY` is counted and
+    the next ones get its occurrences per line."""
     binary: bool = False
     sha256: str | None = None
     """SHA-256 of the output, computed for binary output."""
@@ -113,10 +128,10 @@ class OutputScanner:
         self.hits_per_kind = hits_per_kind
         self._prefix = bytearray()
         self._suffix = b""
-        self._buf = bytearray()
+        self._queue = ByteQueue()  # fed and not yet scanned (held as fed, no copy)
         self._total = 0
         self._newlines = 0
-        self._offset = 0  # absolute offset of self._buf[0]
+        self._offset = 0  # absolute offset of the first held byte
         self._grid = BLOCK_BYTES  # the next block ends at the last newline before this
         self._line_start = 0  # absolute offset where the current line starts
         self._longest = 0
@@ -131,6 +146,10 @@ class OutputScanner:
         self._classified = 0
         self._counting_from = 0
         self._uncounted = 0
+        self._flood_blocks = 0
+        self._rate = 0.0  # occurrences per line in the last block counted after a flood
+        self._estimated = 0.0
+        self._estimated_bytes = 0
         self._binary: bool | None = None
         self._legacy = False
         self._sha = None
@@ -155,57 +174,50 @@ class OutputScanner:
             self._sniff(before)
         if self._sha is not None:
             self._sha.update(data)
-        if self._buf:
-            self._buf += data
-            used = self._drain(self._buf)
-            if used:
-                del self._buf[:used]
-        else:  # nothing carried: cut blocks from the chunk itself (no copy first)
-            used = self._drain(data)
-            if used < len(data):
-                self._buf += data[used:]
+        if type(data) is not bytes:
+            data = bytes(data)  # held by reference: never a buffer the caller reuses
+        self._queue.append(data)
+        while self._offset + self._queue.held >= self._grid:
+            cut = self._cut()
+            if not cut:
+                break  # wait for the end of a line that crosses the grid point
+            self._scan(self._queue.take(cut))
+            # the next grid point: one block on, or past a line that ran over this one
+            self._grid = max(self._grid + BLOCK_BYTES,
+                             (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES)
 
-    def _drain(self, buf: bytes | bytearray) -> int:
-        """Scan every complete block at the start of ``buf``; returns the bytes used.
+    def _cut(self) -> int:
+        """Length of the next block of the held bytes, or 0 to wait for more.
 
         Blocks end at the last newline before each multiple of :data:`BLOCK_BYTES` of the
         output (or, for a line crossing it, at that line's end, or :data:`MAX_CARRY_BYTES`
         on), so where they fall depends on the bytes alone, never on how they were fed:
         the same output gives the same scan (and digest) whatever its pipe delivered.
+        The held bytes are searched where they lie (no copy).
         """
-        pos, n = 0, len(buf)
-        view = memoryview(buf) if isinstance(buf, bytearray) else None
-        while self._offset + n - pos >= self._grid:
-            at = pos + self._grid - self._offset  # the grid point, as an index into buf
-            cut = buf.rfind(b"\n", pos, at) + 1
-            if cut <= pos:  # no line ends before the grid point
-                nl = buf.find(b"\n", at, pos + MAX_CARRY_BYTES)
-                if nl != -1:
-                    cut = nl + 1
-                elif n - pos >= MAX_CARRY_BYTES:
-                    cut = pos + MAX_CARRY_BYTES
-                else:
-                    break  # wait for the line's end
-            if view is not None:
-                block = bytes(view[pos:cut])
-            else:
-                block = buf if pos == 0 and cut == n else buf[pos:cut]
-            self._scan(block)
-            pos = cut
-            # the next grid point: one block on, or past a line that ran over this one
-            self._grid = max(self._grid + BLOCK_BYTES,
-                             (self._offset // BLOCK_BYTES + 1) * BLOCK_BYTES)
-        if view is not None:
-            view.release()
-        return pos
+        at = self._grid - self._offset  # the grid point, relative to the held bytes
+        spans = self._queue.located()
+        for base, obj, lo, hi in reversed(spans):  # the last newline before the grid point
+            if base >= at:
+                continue
+            nl = obj.rfind(b"\n", lo, min(hi, lo + at - base))
+            if nl != -1:
+                return base + nl - lo + 1
+        for base, obj, lo, hi in spans:  # none: the end of the line crossing it
+            if base + hi - lo <= at:
+                continue
+            if base >= MAX_CARRY_BYTES:
+                break
+            nl = obj.find(b"\n", lo + max(0, at - base), min(hi, lo + MAX_CARRY_BYTES - base))
+            if nl != -1:
+                return base + nl - lo + 1
+        return MAX_CARRY_BYTES if self._queue.held >= MAX_CARRY_BYTES else 0
 
     def skip(self, n: int) -> None:
         """Count ``n`` bytes that this scanner never saw (a scanner process died with them):
         byte counts stay true; line numbers after the gap miss its newlines."""
-        if self._buf:
-            block = bytes(self._buf)
-            self._buf.clear()
-            self._scan(block)
+        if self._queue.held:
+            self._scan(self._queue.take(self._queue.held))
         self._total += n
         self._offset += n
         self._line_start = self._offset
@@ -231,10 +243,8 @@ class OutputScanner:
             return self._closed
         if self._binary is None:
             self._sniff(self._total)
-        if self._buf:
-            block = bytes(self._buf)
-            self._buf.clear()
-            self._scan(block, analyse=analyse)
+        if self._queue.held:
+            self._scan(self._queue.take(self._queue.held), analyse=analyse)
         # the last line has no newline: close it
         if self._line_start < self._total:
             self._line_done(self._total - self._line_start, self._newlines + 1)
@@ -251,7 +261,8 @@ class OutputScanner:
                                   key=lambda h: h.number)),
                 hit_counts=dict(sorted(self._counts.items())), hits_exact=self._exact,
                 hits_counted_to=self._counting_from - 1 if not self._exact else lines,
-                uncounted_occurrences=self._uncounted,
+                uncounted_occurrences=self._uncounted + round(self._estimated),
+                uncounted_estimated_bytes=self._estimated_bytes,
                 binary=bool(self._binary), legacy_8bit=self._legacy,
                 sha256=self._sha.hexdigest() if self._sha is not None else None,
                 windows=() if self._binary or self._windows is None else tuple(
@@ -286,10 +297,10 @@ class OutputScanner:
                 self._windows, self._shapes = WindowCollector(), ShapeMiner()
             self._windows.begin(block, first_no)
             self._collecting = True
-            self._keyword_scan(block, first_no)
+            self._keyword_scan(block, first_no, newlines=nl_count)
             self._collecting = False
-            self._windows.end()
-            self._shapes.feed(block, first_no)
+            self._windows.end(newlines=nl_count)
+            self._shapes.feed(block, first_no, newlines=nl_count)
         self._newlines += nl_count
         last_nl = block.rfind(b"\n")
         if last_nl != -1:
@@ -321,16 +332,27 @@ class OutputScanner:
             self._line_done(end - start, number)
             m = end + 1
 
-    def _keyword_scan(self, block: bytes, first_no: int) -> None:
-        lowered = block.lower()  # ASCII only, as the keywords are (2x faster than translate)
+    def _keyword_scan(self, block: bytes, first_no: int, newlines: int | None = None) -> None:
+        """Classify the candidate lines of ``block``; count keyword occurrences after a flood
+        (``newlines``: the block's newline count, for the estimate)."""
         if self._counting_only:
-            self._count_occurrences(lowered, 0)
+            self._flood_blocks += 1
+            lines = max(1, block.count(b"\n") if newlines is None else newlines)
+            if self._flood_blocks <= COUNT_EXACT_BLOCKS or self._flood_blocks % COUNT_EVERY == 0:
+                before = self._uncounted
+                self._count_occurrences(block.lower(), 0)
+                self._rate = (self._uncounted - before) / lines
+            else:  # estimated at the last counted block's rate per line (see COUNT_EVERY)
+                self._estimated += self._rate * lines
+                self._estimated_bytes += len(block)
             return
+        lowered = block.lower()  # ASCII only, as the keywords are (2x faster than translate)
         starts = _candidate_starts(block, lowered)
         if not starts:
             return
         ordered = sorted(starts)
-        if len(ordered) > _MAX_CANDIDATES_PER_BLOCK:
+        flood = len(ordered) > _MAX_CANDIDATES_PER_BLOCK
+        if flood:
             # a flood of candidates: classify the first ones, count the rest from here on
             ordered = ordered[:_MAX_CANDIDATES_PER_BLOCK]
         number = first_no
@@ -356,7 +378,7 @@ class OutputScanner:
             else:  # keep the last ones too: a CI log's decisive error is often near the end
                 self._last.setdefault(kind, deque(maxlen=self.hits_per_kind)).append(found)
         self._classified += len(ordered)
-        if len(starts) > _MAX_CANDIDATES_PER_BLOCK or self._classified > _CLASSIFY_BUDGET:
+        if flood or self._classified > _CLASSIFY_BUDGET:
             self._counting_only = True
             self._counting_from = number + 1
             self._count_occurrences(lowered, end + 1)

@@ -12,12 +12,15 @@ line number, like a template seen only once or twice (a *rare shape*).
 Cost and memory: masking is Python regex work (about 20 MB/s), so the miner is exact for the
 first :data:`EXACT_LINES` lines. After that, when one template covers nearly every line, each
 new block is checked at C speed: the literal parts of that template (with its fixed slot
-values filled in) are counted with ``bytes.count``; a block where some line lacks one of
-them is mined line by line (at most :data:`DEVIANT_BLOCKS` blocks). Without a dominant
+values filled in) are counted with ``bytes.count``, and the block's separators (kept by one
+``bytes.translate``) must be the template's, in order, line after line; a block where some
+line lacks a literal part or has other separators is mined line by line (at most
+:data:`DEVIANT_BLOCKS` blocks). Without a dominant
 template, when two to :data:`MIX_SHAPES` templates cover 99 % of the lines (an access log
 interleaved with an application log), each gets one literal anchor that none of the others
 has, and a block conforms when the anchors' counts add up to its line count and every
-separator's count matches. Otherwise one block in :data:`SAMPLE_EVERY` is mined. :class:`Shapes` says which lines were mined exactly, so a
+separator's count matches (counted in the translated separators, a quarter of the bytes).
+Otherwise one block in :data:`SAMPLE_EVERY` is mined. :class:`Shapes` says which lines were mined exactly, so a
 digest never claims more than was looked at. Templates are capped at :data:`MAX_SHAPES`.
 """
 
@@ -56,6 +59,7 @@ _RARE_LIST = 64
 _SPLIT = re.compile(rb"([\s,;:=\[\]{}()\"'<>|]+)")
 """Separators: a token between them is masked whole (never a separator inside a mask)."""
 _SEPARATORS = b" \t,;:=[]{}()\"'<>|"
+_NOT_SEPARATOR = bytes(c for c in range(256) if c not in _SEPARATORS + b"\n")
 _DIGITS = b"0123456789"
 _STRONG_MARK = b"\x01"
 _WEAK_MARK = b"\x02"
@@ -153,12 +157,15 @@ class ShapeMiner:
         self._anchors: list[bytes] | None = None
         self._dominant: Shape | None = None
         self._fixed: list[tuple[int, bytes]] = []
-        self._profile: list[tuple[bytes, int]] = []
+        self._profile = b""
+        """The dominant template's separators in order, then a newline."""
         self._mix: list[tuple[Shape, bytes, dict[bytes, int], list[tuple[int, bytes]]]] = []
         self._mix_chars: list[bytes] = []
 
-    def feed(self, block: bytes, first_no: int) -> None:
-        """Mine a block (it ends at a newline, or is the output's last piece)."""
+    def feed(self, block: bytes, first_no: int, newlines: int | None = None) -> None:
+        """Mine a block (it ends at a newline, or is the output's last piece).
+
+        ``newlines``: the block's newline count, when the caller has it (saves a pass)."""
         if self._mined < EXACT_LINES:
             lines = block.split(b"\n")
             if lines and lines[-1] == b"":
@@ -174,7 +181,7 @@ class ShapeMiner:
             return
         if self._anchors is None:
             self._plan()
-        self._after(block, first_no)
+        self._after(block, first_no, newlines)
 
     def result(self, total_lines: int) -> Shapes:
         shapes = sorted(self._shapes.values(), key=lambda s: (-s.count, s.first_line))
@@ -257,10 +264,9 @@ class ShapeMiner:
         ranked = sorted({p for p in _pieces(top.template, fixed) if len(p[1].strip()) >= 3},
                         key=lambda p: (not p[0], -len(p[1]), p[1]))
         self._anchors = [p[1] for p in ranked[:2]]
-        # separators are never inside a masked token: their count per line is the template's
-        profile = [(bytes([c]), top.template.count(bytes([c]))) for c in _SEPARATORS]
-        present = [x for x in profile if x[1]]
-        self._profile = (present + [x for x in profile if x[0] in (b" ", b"\t")])[:6]
+        # separators are never inside a masked token: a line of this template has exactly
+        # the template's separators, in its order (one translate pass checks a whole block)
+        self._profile = top.template.translate(None, _NOT_SEPARATOR) + b"\n"
         self._dominant = top
         self._fixed = [(i, v) for i, v in enumerate(fixed) if v is not None]
 
@@ -309,8 +315,9 @@ class ShapeMiner:
         counts = [data.count(m[1]) for m in self._mix]
         if sum(counts) != n:
             return None
+        seps = data.translate(None, _NOT_SEPARATOR)  # counted there: a quarter of the bytes
         for c in self._mix_chars:
-            if data.count(c) != sum(k * m[2][c] for k, m in zip(counts, self._mix, strict=True)):
+            if seps.count(c) != sum(k * m[2][c] for k, m in zip(counts, self._mix, strict=True)):
                 return None
         return counts
 
@@ -323,9 +330,10 @@ class ShapeMiner:
                     slot[value][0] += k
         self._checked += sum(counts)
 
-    def _after(self, block: bytes, first_no: int) -> None:
+    def _after(self, block: bytes, first_no: int, newlines: int | None = None) -> None:
         self._blocks_after += 1
-        n = block.count(b"\n") + (0 if block.endswith(b"\n") or not block else 1)
+        n = (block.count(b"\n") if newlines is None else newlines) + (
+            0 if block.endswith(b"\n") or not block else 1)
         if self._mix:
             counts = self._mix_counts(block, n)
             if counts is not None:
@@ -351,7 +359,10 @@ class ShapeMiner:
     def _conforms(self, data: bytes, n: int) -> bool:
         if any(data.count(a) < n for a in self._anchors):
             return False
-        return all(data.count(c) == k * n for c, k in self._profile)
+        seps = data.translate(None, _NOT_SEPARATOR)
+        if not data.endswith(b"\n"):
+            seps += b"\n"
+        return seps == self._profile * n
 
     def _count_dominant(self, n: int) -> None:
         top = self._dominant

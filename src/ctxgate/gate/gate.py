@@ -81,6 +81,18 @@ DESTRUCTIVE_ID = "destructive"
 REQUESTED_ID = "requested"
 
 
+def _model_counted_learned(answers: Mapping[str, Any], effect: Effect | None) -> bool:
+    """Whether the backend's P(destructive) was computed from the learned effect classifier
+    that also gave ``effect`` (the local backend does so for function calls and says so in
+    its answer's detail): that evidence must then not be counted a second time."""
+    if effect is None or effect.rule_based:
+        return False
+    answer = answers.get(DESTRUCTIVE_ID)
+    detail = getattr(answer, "detail", None)
+    used = detail.get("effect") if isinstance(detail, Mapping) else None
+    return isinstance(used, Mapping) and used.get("source") == EffectSource.LEARNED.value
+
+
 def _at_or_above(value: float, threshold: float) -> bool:
     """``value >= threshold``, with NaN on the denying side."""
     return not value < threshold
@@ -325,7 +337,8 @@ class ToolGate:
         model_ids = sorted({a.model_id for a in answers.values() if a.model_id})
         if model_ids:
             common["model_id"] = ",".join(model_ids)
-        verdict = self._judge(tool, probs, common, effect)
+        verdict = self._judge(tool, probs, common, effect,
+                              learned_counted=_model_counted_learned(answers, effect))
         self._cache_put(cache_key, verdict)
         return verdict
 
@@ -394,14 +407,18 @@ class ToolGate:
         return dt, rt, min(at, rt)
 
     def _judge(self, tool: str, probs: Mapping[str, float], common: dict,
-               effect: Effect | None = None) -> Verdict:
+               effect: Effect | None = None, *, learned_counted: bool = False) -> Verdict:
         """Thresholds; a second layer that denies on anything missing, NaN or out of range.
 
         The effect class enters here. A rule-based destructive class (irreversible, external,
         untrusted code) is destructive whatever P(destructive) says; a rule-based read-only or
-        recoverable class is not destructive. A learned class is combined with the model:
-        the call looks destructive when ``max(P(destructive), confidence of a destructive
-        learned class)`` reaches the threshold (a learned class never lowers the model's).
+        recoverable class is not destructive. A learned class is combined with the model,
+        each evidence counted once: when the backend's P(destructive) already came from the
+        same learned classifier (the local backend's answer for a function call names that
+        effect in its detail: ``learned_counted``), P(destructive) alone decides; otherwise
+        (an LLM, a scripted model) the call looks destructive when ``max(P(destructive),
+        confidence of a destructive learned class)`` reaches the threshold (a learned class
+        never lowers the model's).
         An effect that ``needs_model`` (a secret-looking read, a web request) leaves the
         destructive test to the model. A destructive call then runs only when clearly
         requested; in the grey band
@@ -427,7 +444,8 @@ class ToolGate:
             looks_destructive = effect.effect.destructive
         else:
             score = d
-            if d is not None and effect is not None and effect.effect.destructive:
+            if d is not None and effect is not None and effect.effect.destructive \
+                    and not learned_counted:
                 score = max(d, effect.confidence)
             looks_destructive = score is None or _at_or_above(score, dt)
         clearly_requested = r is not None and r >= rt

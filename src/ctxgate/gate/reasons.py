@@ -7,7 +7,7 @@ with ``Tool gate:`` and a failure says that the gate fails closed. Tests pin the
 from __future__ import annotations
 
 from ctxgate.errors import DecisionModelError, DecisionTimeout, MalformedAnswer, RequestTooLarge
-from ctxgate.gate.effects.model import Effect
+from ctxgate.gate.effects.model import Effect, EffectSource
 
 __all__ = [
     "allowed",
@@ -101,6 +101,9 @@ def check(check_id: str, question: str, p: float | None, threshold: float) -> st
 
 def _what(d: float | None, effect: Effect | None) -> str:
     if effect is not None and effect.rule_based and effect.effect.destructive:
+        if effect.source is EffectSource.TOOL_NAME:  # a name is weaker evidence than a parse
+            return (f"looks destructive or irreversible (p={fmt_p(d)}), "
+                    f"{effect.effect.value} by the gate's rules ({effect.evidence}),")
         return (f"is destructive by the gate's rules ({effect.effect.value}: "
                 f"{effect.evidence})")
     return f"looks destructive or irreversible (p={fmt_p(d)})"

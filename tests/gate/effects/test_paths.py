@@ -30,7 +30,7 @@ R, IRR = EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE
     ("src", "delete", IRR, "would be lost"),
     (".git/config", "overwrite", IRR, "the repository itself"),
     (".", "delete", IRR, "the repository itself"),
-    ("no/such/file", "delete", R, "nothing to delete"),
+    ("src/dirty.py", "overwrite", IRR, "uncommitted changes"),
 ])
 def test_inside_the_working_tree(repo: Path, path: str, action, expected, words: str) -> None:
     pe = classify_path(path, action, cwd=str(repo))
@@ -73,3 +73,25 @@ def test_unknown_variables_are_irreversible(repo: Path) -> None:
     assert pe.effect is IRR and "variable" in pe.evidence
     assert resolve_path("$OUT", str(repo)) is None
     assert resolve_path("src/../README.md", str(repo)) == str((repo / "README.md").resolve())
+
+
+@pytest.mark.parametrize("path", ["no/such/file", "gone.txt", "*.bak", "build/missing.o"])
+def test_a_delete_of_nothing_is_no_evidence(repo: Path, path: str) -> None:
+    """Nothing there now proves nothing about what the call deletes when it runs: no class,
+    so the shell parser leaves the command to the model (never "recoverable")."""
+    pe = classify_path(path, "delete", cwd=str(repo))
+    assert pe.effect is None and "no evidence" in pe.evidence
+
+
+def test_a_delete_of_nothing_outside_the_tree_or_through_a_variable_stays_irreversible(
+        repo: Path, outside: Path, home: Path) -> None:
+    for path in (str(outside / "missing.txt"), "~/.cache-missing", "$TARGET/x", "/srv/none"):
+        assert classify_path(path, "delete", cwd=str(repo)).effect is IRR, path
+
+
+def test_overwriting_uncommitted_work_depends_on_who_keeps_history(repo: Path) -> None:
+    shell = classify_path("src/dirty.py", "overwrite", cwd=str(repo))
+    assert shell.effect is IRR and "uncommitted changes" in shell.evidence
+    harness = classify_path("src/dirty.py", "overwrite", cwd=str(repo), keeps_history=True)
+    assert harness.effect is R
+    assert classify_path("src/app.py", "overwrite", cwd=str(repo)).effect is R

@@ -1,6 +1,6 @@
 """A scripted OpenAI Responses / Chat Completions server on 127.0.0.1 for the real Agents SDK.
 
-Standard library only (``http.server`` in a thread). ``POST /v1/responses`` is answered from a
+Standard library only (:mod:`..scripted_http`, ``http.server`` in a thread). ``POST /v1/responses`` is answered from a
 script: the N-th request gets the N-th step. A step is a list of output items made with
 :func:`call` (a ``function_call``; several in one step are parallel tool calls) and
 :func:`text` (an assistant message), or a function of the request body returning such a list
@@ -17,10 +17,10 @@ recorded; :func:`function_outputs` reads the tool outputs of either API's reques
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from ..scripted_http import Reply, ScriptedServer
 
 __all__ = ["ResponsesServer", "call", "function_outputs", "text", "user_texts"]
 
@@ -166,84 +166,44 @@ def _chat_chunks(rid: str, output: list[Item]) -> Iterator[dict[str, Any]]:
     yield last
 
 
-class ResponsesServer:
-    """The server; a context manager. Point ``AsyncOpenAI(base_url=server.url)`` at it."""
+class ResponsesServer(ScriptedServer):
+    """The server; a context manager. Point ``AsyncOpenAI(base_url=server.url)`` at it.
+
+    :attr:`requests` holds the scripted API requests' bodies, in order; :attr:`errors` what
+    went wrong on the server's side (a request past the script, a step that raised).
+    """
+
+    url_suffix = "/v1"
 
     def __init__(self, script: list[Step]) -> None:
+        super().__init__()
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
         self.errors: list[str] = []
-        self._lock = threading.Lock()
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
-                chat = self.path.rstrip("/").endswith("/chat/completions")
-                if not chat and not self.path.rstrip("/").endswith("/responses"):
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-                    return
-                with server._lock:
-                    n = len(server.requests)
-                    server.requests.append(body)
-                if n >= len(server.script):
-                    server.errors.append(f"request {n + 1} has no scripted step")
-                    self._send(500, {"error": {"message": "script exhausted"}})
-                    return
-                step = server.script[n]
-                try:
-                    output = step(body) if callable(step) else step
-                except Exception as exc:  # noqa: BLE001 - reported to the test
-                    server.errors.append(f"step {n + 1} failed: {exc!r}")
-                    self._send(500, {"error": {"message": repr(exc)}})
-                    return
-                rid = f"resp_{n + 1}"
-                if chat and body.get("stream"):
-                    self._stream(_chat_chunks(rid, output), chat=True)
-                elif chat:
-                    self._send(200, _chat(rid, output))
-                elif body.get("stream"):
-                    self._stream(_events(rid, output))
-                else:
-                    self._send(200, _response(rid, output))
-
-            def _send(self, status: int, payload: Any) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, events: Iterator[dict[str, Any]], chat: bool = False) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                for event in events:
-                    head = "" if chat else f"event: {event['type']}\n"
-                    self.wfile.write(f"{head}data: {json.dumps(event)}\n\n".encode())
-                    self.wfile.flush()
-                if chat:
-                    self.wfile.write(b"data: [DONE]\n\n")
-                self.close_connection = True
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
-
-    def __enter__(self) -> ResponsesServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+    def post(self, path: str, body: Any) -> Reply:
+        body = body if isinstance(body, dict) else {}
+        chat = path.rstrip("/").endswith("/chat/completions")
+        if not chat and not path.rstrip("/").endswith("/responses"):
+            return Reply(404, {"error": {"message": f"no route {path}"}})
+        with self._lock:
+            n = len(self.requests)
+            self.requests.append(body)
+        if n >= len(self.script):
+            self.errors.append(f"request {n + 1} has no scripted step")
+            return Reply(500, {"error": {"message": "script exhausted"}})
+        step = self.script[n]
+        try:
+            output = step(body) if callable(step) else step
+        except Exception as exc:  # noqa: BLE001 - reported to the test
+            self.errors.append(f"step {n + 1} failed: {exc!r}")
+            return Reply(500, {"error": {"message": repr(exc)}})
+        rid = f"resp_{n + 1}"
+        if chat and body.get("stream"):
+            return Reply(events=(("", c) for c in _chat_chunks(rid, output)), named=False,
+                         done=True)
+        if chat:
+            return Reply(json=_chat(rid, output))
+        if body.get("stream"):
+            return Reply(events=((e["type"], e) for e in _events(rid, output)))
+        return Reply(json=_response(rid, output))

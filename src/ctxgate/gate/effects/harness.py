@@ -4,12 +4,15 @@
   ``NotebookRead``, ``TodoWrite``, ``Task`` (a sub-agent, whose own calls are gated one by one),
   ``BashOutput``, ``ExitPlanMode``: read-only;
 - ``Write`` (overwrite or create), ``Edit``/``MultiEdit`` (edit: the replaced text is in the
-  arguments), ``NotebookEdit``: the path rules of :mod:`.paths` against the call's directory;
+  arguments), ``NotebookEdit``: the path rules of :mod:`.paths` against the call's directory,
+  with ``keeps_history`` (Claude Code checkpoints what its own file tools change, so a
+  ``Write`` over a tracked file's uncommitted changes can be rewound);
 - ``Bash`` and Codex ``exec_command``/``shell``/``local_shell`` (the hook names them ``bash``):
   the shell parser (:mod:`.shell`); Codex's ``command`` may be an argv list
   (``["bash", "-lc", "…"]``) and ``workdir`` moves the directory;
 - Codex ``apply_patch``: each ``*** Add File``, ``*** Update File`` (and ``*** Move to``),
-  ``*** Delete File`` header is judged by the path rules.
+  ``*** Delete File`` header is judged by the path rules (a delete of a file that is not
+  there is no evidence: the model decides).
 
 Names are matched case-insensitively (the hook lowercases them).
 """
@@ -107,7 +110,9 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
             return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
                           evidence=f"{tool} without a {key} argument: the gate cannot tell "
                                    "what it changes")
-        pe = classify_path(path, action, cwd=cwd)
+        # the harness checkpoints what its own file tools change (Claude Code's rewind)
+        pe = classify_path(path, action, cwd=cwd, keeps_history=True)
+        assert pe.effect is not None  # only a delete can find no evidence
         return Effect(effect=pe.effect, source=EffectSource.HARNESS_TOOL,
                       evidence=f"{tool}: {pe.evidence}")
     if name in SHELL_TOOL_NAMES:
@@ -130,13 +135,14 @@ def _patch_text(args: Mapping[str, Any]) -> str | None:
     return command if isinstance(command, str) else None
 
 
-def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect:
+def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
     text = _patch_text(args)
     if not text:
         return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
                       evidence="apply_patch without a patch: the gate cannot tell what it "
                                "changes")
     findings: list[tuple[EffectClass, str]] = []
+    unknown = False
     for m in _PATCH_HEADER.finditer(text):
         kind, path, moved = m.group(1), m.group(2), m.group(3)
         if moved:
@@ -144,7 +150,12 @@ def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect:
         else:
             action: Action = {"Add": "overwrite", "Update": "edit", "Delete": "delete"}[kind]
             pe = classify_path(path, action, cwd=cwd)
+        if pe.effect is None:
+            unknown = True  # a delete of a file that is not there: no evidence
+            continue
         findings.append((pe.effect, f"apply_patch: {pe.evidence}"))
+    if unknown and not any(c.destructive for c, _e in findings):
+        return None  # the model decides
     if not findings:
         return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
                       evidence="apply_patch names no file (no *** Add/Update/Delete File "

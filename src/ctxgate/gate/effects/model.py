@@ -2,7 +2,8 @@
 
 Every call the gate judges gets one :class:`EffectClass`, with the :class:`EffectSource` that
 decided it (strongest first: the user's configuration, MCP annotations, the harness's own
-tools, the shell parser, a learned classifier) and a short evidence text for ``--explain`` and
+tools, the shell parser, rules over an unknown tool's name and arguments, a learned
+classifier) and a short evidence text for ``--explain`` and
 the audit log. The classes are ordered by how much harm an unrequested call can do.
 """
 
@@ -49,6 +50,8 @@ class EffectSource(StrEnum):
     SHELL_PARSER = "shell_parser"
     FAST_PATH = "fast_path"
     """The read-only fast path proved the shell command read-only (no model call)."""
+    TOOL_NAME = "tool_name"
+    """Rules over an unknown tool's name, description and argument names (:mod:`.names`)."""
     LEARNED = "learned"
 
 

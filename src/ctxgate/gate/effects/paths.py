@@ -11,9 +11,17 @@ judged by these rules (first match wins):
 4. inside a working tree:
 
    - a new file (nothing there yet): recoverable — nothing is replaced;
-   - write / edit / in-place change of a file git tracks: recoverable (``git checkout`` brings
-     the committed text back; uncommitted edits to a tracked file are the agent's own work in
+   - delete of a path that does not exist (a literal name, or a glob that matched nothing):
+     **no evidence** (``effect`` is ``None``): the rule cannot tell what the call would delete
+     when it runs (the file may appear before, or in an earlier part of the same command), so
+     it proves nothing and the decision model judges the call;
+   - edit / in-place change of a file git tracks: recoverable (``git checkout`` brings the
+     committed text back; uncommitted edits to a tracked file are the agent's own work in
      progress, and we accept that risk so that coding work is not denied);
+   - whole-file overwrite of a tracked file: recoverable when it has no uncommitted changes;
+     with uncommitted changes irreversible (``> f``, ``sort -o f``, ``cp x f`` lose them),
+     unless the caller keeps its own history of the file (``keeps_history``: the harness's
+     ``Write``, which Claude Code checkpoints);
    - an edit by a harness tool (``Edit``) of an untracked file: recoverable — the replaced
      text is in the call's own arguments;
    - overwrite or in-place change of an existing untracked or ignored file: irreversible;
@@ -38,7 +46,8 @@ from typing import Literal
 
 from ctxgate.gate.effects.model import EffectClass
 
-__all__ = ["Action", "PathEffect", "classify_path", "git_toplevel", "resolve_path"]
+__all__ = ["Action", "PathEffect", "classify_path", "git_toplevel", "outside_working_tree",
+           "resolve_path"]
 
 Action = Literal["overwrite", "edit", "modify", "append", "delete", "create"]
 """``overwrite``: replace the whole file (``Write``, ``>``); ``edit``: a change that can be
@@ -59,7 +68,8 @@ _GIT_TIMEOUT = 10.0
 class PathEffect:
     """The class of one path change and the one-line reason."""
 
-    effect: EffectClass
+    effect: EffectClass | None
+    """``None``: no evidence either way (a delete of a path that is not there)."""
     evidence: str
 
 
@@ -135,8 +145,13 @@ def _existing_dir(full: str) -> str:
     return d or "/"
 
 
-def classify_path(path: str, action: Action, *, cwd: str) -> PathEffect:
-    """Classify one change of ``path`` (see the module docstring for the rules)."""
+def classify_path(path: str, action: Action, *, cwd: str,
+                  keeps_history: bool = False) -> PathEffect:
+    """Classify one change of ``path`` (see the module docstring for the rules).
+
+    ``keeps_history``: the caller restores what it overwrites (a harness tool with
+    checkpoints), so uncommitted changes of a tracked file are not lost for good.
+    """
     irreversible, recoverable = EffectClass.LOCAL_IRREVERSIBLE, EffectClass.LOCAL_RECOVERABLE
     verb = {"overwrite": "overwrites", "edit": "edits", "modify": "changes in place",
             "append": "appends to", "delete": "deletes", "create": "creates"}[action]
@@ -174,12 +189,20 @@ def classify_path(path: str, action: Action, *, cwd: str) -> PathEffect:
                           evidence=f"{verb} {path}: the repository itself (its root or .git)")
     exists = os.path.lexists(full)
     if not exists:
-        what = "nothing to delete" if action == "delete" else "creates a new file"
+        if action == "delete":
+            return PathEffect(effect=None,
+                              evidence=f"{verb} {path}: nothing there now inside the working "
+                                       f"tree {top}, so no evidence of what it would delete")
         return PathEffect(effect=recoverable,
-                          evidence=f"{verb} {path}: {what} inside the working tree {top}")
+                          evidence=f"{verb} {path}: creates a new file inside the working "
+                                   f"tree {top}")
     if action == "delete":
         return _delete_effect(path, top, rel)
     tracked = _tracked(top, rel)
+    if tracked and action == "overwrite" and not keeps_history and _modified(top, rel):
+        return PathEffect(effect=irreversible,
+                          evidence=f"{verb} {path}: tracked by git in {top} but with "
+                                   "uncommitted changes, which the overwrite loses")
     if tracked:
         return PathEffect(effect=recoverable,
                           evidence=f"{verb} {path}: tracked by git in {top}, git can restore "
@@ -194,9 +217,32 @@ def classify_path(path: str, action: Action, *, cwd: str) -> PathEffect:
                       evidence=f"{verb} {path}: {kind} existing file git cannot restore")
 
 
+def outside_working_tree(path: str, cwd: str) -> str | None:
+    """Why ``path`` is not plainly inside a git working tree (a variable, a dotfile, a system
+    directory, no working tree), or ``None`` when it is inside one."""
+    full = resolve_path(path, cwd)
+    if full is None:
+        return f"{path} depends on a variable the gate cannot expand"
+    dot = _home_dotfile(full)
+    if dot is not None:
+        return f"~/{dot} is a dotfile in $HOME"
+    system = _system_dir(full)
+    if system is not None:
+        return f"{path} is inside the system directory {system}"
+    if git_toplevel(_existing_dir(full)) is None:
+        return f"{path} is outside any git working tree"
+    return None
+
+
 def _tracked(top: str, rel: str) -> bool:
     proc = _git(top, "ls-files", "--error-unmatch", "--", rel)
     return proc is not None and proc.returncode == 0
+
+
+def _modified(top: str, rel: str) -> bool:
+    """Whether the tracked file ``rel`` has uncommitted changes (or git cannot tell)."""
+    proc = _git(top, "status", "--porcelain=v1", "--", rel)
+    return proc is None or proc.returncode != 0 or bool(proc.stdout.strip())
 
 
 def _ignored(top: str, rel: str) -> bool:

@@ -283,8 +283,18 @@ def _find(a, seg) -> None:
         for p in matched:
             a.path(f"`find … -delete` ({', '.join(names)})", p, "delete")
     elif matched is not None and not matched:
-        a.add(RECOVERABLE, f"`find … -delete`: nothing under {', '.join(roots)} matches "
-                           f"{', '.join(names)}")
+        # Nothing to delete now is no evidence of what it deletes when it runs: inside a
+        # working tree the model decides; a root outside one stays irreversible.
+        from ctxgate.gate.effects.paths import outside_working_tree
+
+        for r in roots:
+            why = outside_working_tree(r, a.cwd)
+            if why is not None:
+                a.add(IRREVERSIBLE, f"`find {r} … -delete` ({', '.join(names)}): nothing "
+                                    f"matches now, but {why}")
+            else:
+                a.unknown.append(f"`find {r} … -delete`: nothing matches "
+                                 f"{', '.join(names)} now (no evidence)")
     else:
         for r in roots:
             a.path("`find … -delete`", r, "delete")

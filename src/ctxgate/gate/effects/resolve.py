@@ -5,7 +5,10 @@
    names or calls the proxy makes for a named server;
 3. the harness's own tools (:mod:`.harness`) and the policy's shell tools (``shell_tools``);
 4. the shell parser (:mod:`.shell`), through 3;
-5. the learned classifier (``ctxgate.gate.effects.learned``, optional: skipped when it is
+5. rules over an unknown tool's operation verb, description and argument names
+   (:mod:`.names`: sends, pays, publishes, deletes ... are destructive by rule; a local path
+   argument is judged by the path rules);
+6. the learned classifier (``ctxgate.gate.effects.learned``, optional: skipped when it is
    not installed), for tools no rule knows; it gets the description and input schema that
    the annotation store remembers.
 
@@ -25,6 +28,7 @@ from ctxgate.gate.effects.annotations import AnnotationStore, annotation_effect,
 from ctxgate.gate.effects.config import config_effect
 from ctxgate.gate.effects.harness import SHELL_TOOL_NAMES, harness_effect
 from ctxgate.gate.effects.model import Effect
+from ctxgate.gate.effects.names import name_effect
 from ctxgate.gate.policy import GatePolicy
 
 __all__ = ["resolve_effect"]
@@ -80,6 +84,13 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
         found = harness_effect(tool, arguments, cwd=cwd)
         if found is not None or tool.lower() in SHELL_TOOL_NAMES or tool.lower() == "apply_patch":
             return found
+    description = (info or {}).get("description")
+    schema = (info or {}).get("input_schema")
+    found = name_effect(name, arguments, cwd=cwd,
+                        description=description if isinstance(description, str) else None,
+                        input_schema=schema if isinstance(schema, Mapping) else None)
+    if found is not None:
+        return found
     return _learned(name, arguments, info)
 
 

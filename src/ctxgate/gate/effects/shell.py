@@ -69,7 +69,13 @@ class Analysis:
         self.findings.append(Finding(effect=effect, evidence=evidence))
 
     def path(self, construct: str, path: str, action: Action) -> None:
-        self.findings.append(path_finding(construct, path, action, self.cwd))
+        """Judge one path change; a change the path rules find no evidence for (a delete of
+        a path that is not there) leaves the command unknown, so the model decides."""
+        found = path_finding(construct, path, action, self.cwd)
+        if found is None:
+            self.unknown.append(f"{construct}: no evidence ({path} does not exist)")
+        else:
+            self.findings.append(found)
 
     def inner(self, construct: str, command: str) -> None:
         """Analyse ``command``, which ``construct`` runs; an unknown body stays unknown."""
@@ -83,9 +89,12 @@ class Analysis:
         self.unknown.extend(f"{construct}: {u}" for u in sub.unknown)
 
 
-def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding:
-    """A :class:`Finding` for one path change (the path rules of :mod:`.paths`)."""
+def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding | None:
+    """A :class:`Finding` for one path change (the path rules of :mod:`.paths`), or ``None``
+    when they find no evidence either way."""
     pe = classify_path(path, action, cwd=cwd)
+    if pe.effect is None:
+        return None
     return Finding(effect=pe.effect, evidence=f"{construct}: {pe.evidence}")
 
 

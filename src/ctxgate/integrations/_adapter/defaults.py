@@ -1,7 +1,7 @@
 """What an adapter was not given, from ctxgate's configuration: one rule for all three.
 
-The gate :func:`~ctxgate.gate.loader.build_tool_gate` builds (the offline local model by
-default, loaded on the first call that needs it, with the audit log), the home's archive
+The gate :class:`ctxgate.app.App` builds (the offline local model by default, loaded on
+the first call that needs it, with the audit log), the home's archive
 (one that cannot be opened still lets every call run: results are then marked not
 archived) and the configured firewall policy. The configuration is read only when something
 is missing (or ``load`` asks for it).
@@ -34,14 +34,12 @@ def configured(*, gate: Any = None, archive: Any = None, firewall_policy: Any = 
         from ctxgate.settings import load_config
 
         config = load_config()
-    if gate is None:
-        from ctxgate.gate.loader import build_tool_gate
+    if gate is None or archive is None:
+        from ctxgate.app.application import App
 
-        gate = build_tool_gate(config)
-    if archive is None:
-        from ctxgate.archive.failure import open_archive
-
-        archive, _ = open_archive(config.home, config.archive)  # broken: shown, not kept
+        app = App(config, failsafe_archive=True)  # a broken archive: shown, not kept
+        gate = app.gate if gate is None else gate
+        archive = app.archive if archive is None else archive
     if firewall_policy is None:
         firewall_policy = config.firewall
     return Configured(gate=gate, archive=archive, firewall_policy=firewall_policy, config=config)

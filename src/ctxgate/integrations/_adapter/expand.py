@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ctxgate.app.errors import tool_error_text
+from ctxgate.app.options import EXPAND, from_mcp, mcp_schema
 from ctxgate.errors import CtxgateError, UsageError
 
 if TYPE_CHECKING:
@@ -30,36 +32,13 @@ EXPAND_DESCRIPTION = (
 """What the model reads about the expand tool."""
 
 EXPAND_ARGUMENTS: Mapping[str, str] = {
-    "lines": "lines", "head": "head", "tail": "tail", "grep": "grep",
-    "ignore_case": "ignore_case", "literal": "fixed_strings", "context": "context",
-    "before": "before", "after": "after", "max_matches": "max_matches", "bytes": "byte_range",
-    "json": "json_pointer", "keys": "keys", "max_tokens": "max_tokens",
-}
-"""``expand`` tool argument → :meth:`~ctxgate.archive.Archive.expand` keyword (besides ``id``)."""
+    opt.mcp_name: opt.name for opt in EXPAND.options if opt.mcp_name not in (None, "id")}
+"""``expand`` tool argument → :meth:`~ctxgate.archive.Archive.expand` keyword (besides ``id``),
+from :data:`ctxgate.app.options.EXPAND`."""
 
-EXPAND_PARAMETERS: Mapping[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "description": "Archive id (or a unique prefix) from a digest."},
-        "lines": {"type": "string", "description": "A:B, 1-based inclusive; negative from the end."},
-        "head": {"type": "integer", "minimum": 0, "description": "The first N lines."},
-        "tail": {"type": "integer", "minimum": 0, "description": "The last N lines."},
-        "grep": {"type": "string", "description": "Regular expression; the lines that match."},
-        "ignore_case": {"type": "boolean"},
-        "literal": {"type": "boolean", "description": "grep is a literal string, not a regex."},
-        "context": {"type": "integer", "minimum": 0, "description": "Lines around each match."},
-        "before": {"type": "integer", "minimum": 0, "description": "Lines before each match."},
-        "after": {"type": "integer", "minimum": 0, "description": "Lines after each match."},
-        "max_matches": {"type": "integer", "minimum": 1},
-        "bytes": {"type": "string", "description": "OFFSET:LENGTH in UTF-8 bytes."},
-        "json": {"type": "string", "description": "RFC 6901 JSON pointer."},
-        "keys": {"type": "boolean", "description": "Structural view of a JSON output."},
-        "max_tokens": {"type": "integer", "minimum": 100, "description": "View budget, tokens."},
-    },
-    "required": ["id"],
-    "additionalProperties": False,
-}
-"""JSON Schema of the expand tool's arguments (not strict: every selector is optional)."""
+EXPAND_PARAMETERS: Mapping[str, Any] = mcp_schema(EXPAND)
+"""JSON Schema of the expand tool's arguments (not strict: every selector is optional); the
+MCP server's, from :data:`ctxgate.app.options.EXPAND`."""
 
 
 def expand_view(archive: Archive, arguments: Mapping[str, Any]) -> str:
@@ -71,17 +50,11 @@ def expand_view(archive: Archive, arguments: Mapping[str, Any]) -> str:
         CtxgateError: as :meth:`~ctxgate.archive.Archive.expand` (unknown or ambiguous id —
             the message lists recent ids —, conflicting selectors, a bad regex).
     """
-    unknown = sorted(set(arguments) - set(EXPAND_ARGUMENTS) - {"id"})
-    if unknown:
-        raise UsageError(f"expand: unknown argument(s) {unknown}; known: id, "
-                         f"{', '.join(EXPAND_ARGUMENTS)}")
-    entry_id = arguments.get("id")
-    if not isinstance(entry_id, str) or not entry_id.strip():
-        raise UsageError("expand: 'id' is required (the archive id the digest names)")
-    kwargs = {EXPAND_ARGUMENTS[k]: v for k, v in arguments.items()
-              if k != "id" and v is not None and v is not False}
+    values = from_mcp(EXPAND, {k: v.strip() if k == "id" and isinstance(v, str) else v
+                               for k, v in arguments.items()})
+    entry_id = values.pop("entry_id")
     try:
-        return archive.expand(entry_id.strip(), **kwargs).text
+        return archive.expand(entry_id, **values).text
     except CtxgateError:
         raise
     except (TypeError, ValueError) as exc:
@@ -90,7 +63,7 @@ def expand_view(archive: Archive, arguments: Mapping[str, Any]) -> str:
 
 def expand_error(exc: CtxgateError) -> str:
     """What the model reads for an expand call that failed: ``Error: <kind>: <what to do>``."""
-    return f"Error: {type(exc).__name__}: {exc}"
+    return f"Error: {tool_error_text(exc)}"
 
 
 def expand_answer(archive: Archive, arguments: Mapping[str, Any]) -> str:

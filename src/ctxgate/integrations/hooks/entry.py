@@ -60,20 +60,19 @@ def decide_pre(raw: bytes, *, harness: str = "claude-code", rewrite: bool = True
     ``load_config(overrides)`` and ``load_model(spec, policy)`` are the daemon's seams: it
     keeps the configuration and the decision model loaded between calls.
     """
-    from ctxgate.gate.loader import build_tool_gate
+    from ctxgate.app.application import App
     from ctxgate.integrations.hooks.handlers import pre_tool_use
     from ctxgate.integrations.hooks.harness import get_harness
     from ctxgate.integrations.hooks.payloads import parse_payload
 
     adapter = get_harness(harness)  # an unknown name: UsageError listing the known ones
     payload = parse_payload(raw, expect="PreToolUse")
-    gate = build_tool_gate(load_config({"gate": {"backend": backend}}), load_model=load_model)
+    app = App(load_config({"gate": {"backend": backend}}), load_model=load_model)
     try:
-        return pre_tool_use(payload, decide=gate.decide_sync, rewrite_shell=rewrite,
+        return pre_tool_use(payload, decide=app.gate.decide_sync, rewrite_shell=rewrite,
                             approve=approve, python=python, harness=adapter)
     finally:
-        if gate.audit is not None:  # the daemon serves many calls: no connection left open
-            gate.audit.close()
+        app.close()  # the daemon serves many calls: no connection left open
 
 
 def pre_answer(raw: bytes, **options: Any) -> Any:
@@ -88,18 +87,12 @@ def digest_post(raw: bytes, *, harness: str = "claude-code",
                 load_config: Callable[[dict[str, dict[str, Any]]], Any] = _default_config
                 ) -> Any:
     """Digest the ``PostToolUse`` payload ``raw`` when its output is large; raises on faults."""
-    import functools
-
-    from ctxgate.archive.failure import open_archive
-    from ctxgate.firewall.pipeline import firewall
+    from ctxgate.app.application import App
     from ctxgate.integrations.hooks.handlers import post_tool_use
     from ctxgate.integrations.hooks.harness import get_harness
     from ctxgate.integrations.hooks.payloads import parse_payload
 
     adapter = get_harness(harness)
     payload = parse_payload(raw, expect="PostToolUse")
-    config = load_config({})
-    archive, _ = open_archive(config.home, config.archive)  # broken: digested, not archived
-    with archive:
-        fw = functools.partial(firewall, archive=archive, policy=config.firewall)
-        return post_tool_use(payload, firewall=fw, harness=adapter)
+    # the archive opens only for an output the firewall reads; broken: digested, not archived
+    return post_tool_use(payload, firewall=App(load_config({})).firewall, harness=adapter)

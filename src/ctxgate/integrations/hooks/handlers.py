@@ -133,6 +133,14 @@ def pre_tool_use(
             and command.strip() and not _already_wrapped(command)):
         rewritten = rewrite_shell_command(command, python=python, read_only=verdict.fast_path)
         if rewritten is not None:
+            # The harness matches its own rules against the rewrite: leave a command its
+            # deny/ask rule speaks for as written; carry an allow rule over (permission_rules).
+            rule = harness.own_rule(command, payload.cwd)
+            if rule in ("deny", "ask", "unknown"):
+                rewritten = None
+            elif rule == "allow":
+                approve = True
+        if rewritten is not None:
             updated = {**payload.tool_input, "command": rewritten}
     out = harness.allow(verdict.reason, updated_input=updated, approve=approve)
     if out is None:

@@ -55,6 +55,12 @@ class Harness:
         """The reply that lets the call run (``None``: print nothing)."""
         raise NotImplementedError
 
+    def own_rule(self, command: str, cwd: str | None) -> str | None:
+        """Which of the harness's own permission rules decides the shell ``command`` as the
+        user wrote it (``"deny"``, ``"ask"``, ``"allow"``, ``"unknown"``), or ``None`` when
+        none does or this harness's rules are not readable by a hook."""
+        return None
+
     def replace_output(self, tool: str, tool_response: Any, digest: str) -> dict[str, Any] | None:
         """The ``PostToolUse`` reply that shows ``digest`` instead of the output, or ``None``
         when this harness cannot replace this tool's output."""
@@ -86,6 +92,11 @@ class ClaudeCode(Harness):
 
     name = "claude-code"
     can_replace_shell_output = True
+
+    def own_rule(self, command: str, cwd: str | None) -> str | None:
+        from ctxgate.integrations.hooks.permission_rules import load_bash_rules, match_command
+
+        return match_command(command, load_bash_rules(cwd))
 
     def allow(self, reason: str, *, updated_input: dict[str, Any] | None,
               approve: bool) -> dict[str, Any] | None:
@@ -162,6 +173,11 @@ class Codex(Harness):
             "permissionDecisionReason": reason or "allowed by the ctxgate tool gate",
             "updatedInput": updated_input,
         }}
+
+    def own_rule(self, command: str, cwd: str | None) -> str | None:
+        from ctxgate.integrations.hooks.permission_rules import load_codex_rules, match_command
+
+        return match_command(command, load_codex_rules(cwd))
 
     def replace_output(self, tool: str, tool_response: Any, digest: str) -> dict[str, Any] | None:
         if not tool.lower().startswith("mcp__"):

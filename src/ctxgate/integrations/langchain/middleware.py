@@ -65,8 +65,8 @@ class CtxgateMiddleware(AgentMiddleware[CtxgateState, Any, Any]):
 
     Args:
         gate: the :class:`~ctxgate.gate.ToolGate`; default the configured one
-            (``build_tool_gate(load_config())``: the offline local model, loaded on the first
-            call that needs it).
+            (``ctxgate.App().gate``: the offline local model, loaded on the first call that
+            needs it).
         archive: where large results (and the originals of cut ones) are stored; default the
             configured archive in ``CTXGATE_HOME`` (a broken one never blocks a result).
         firewall_policy: the firewall policy; default the configured one.

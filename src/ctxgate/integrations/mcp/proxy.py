@@ -76,8 +76,9 @@ def _remember_annotations(config: Config, server: str, tools: list[types.Tool]) 
             "could not remember the MCP tool annotations of %r: %s", server, exc)
 
 
-def build_proxy(config: Config, pipeline: CallPipeline, downstream: Downstream) -> Server:
+def build_proxy(pipeline: CallPipeline, downstream: Downstream) -> Server:
     """The proxy server: the downstream's tools (gated, firewalled) plus ``expand``."""
+    config = pipeline.config
     names = {t.name for t in downstream.tools}
     tools = list(downstream.tools)
     if pipeline.server:
@@ -93,7 +94,7 @@ def build_proxy(config: Config, pipeline: CallPipeline, downstream: Downstream) 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         if params.name == EXPAND_TOOL and EXPAND_TOOL not in names:
-            return await expand_result(config, arguments)
+            return await expand_result(pipeline.app, arguments)
         if params.name not in names:
             return result_of(CallOutcome(text=f"unknown tool {params.name!r}", is_error=True))
 

@@ -10,6 +10,8 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from ctxgate import __version__
+from ctxgate.app.application import App
+from ctxgate.app.errors import mcp_error
 from ctxgate.errors import CtxgateError
 from ctxgate.integrations.mcp.tools import (
     EXPAND_SCHEMA,
@@ -30,7 +32,6 @@ from ctxgate.integrations.mcp.tools import (
     run_shell,
     search_text,
 )
-from ctxgate.settings import Config
 
 __all__ = ["APPROVE_SCHEMA", "build_server", "expand_result", "person_asker", "result_of",
            "serve_stdio"]
@@ -95,9 +96,9 @@ def person_asker(ctx: Any):
     return ask
 
 
-async def expand_result(config: Config, arguments: dict[str, Any]) -> types.CallToolResult:
+async def expand_result(app: App, arguments: dict[str, Any]) -> types.CallToolResult:
     """An ``expand`` call: never gated (it only reads) and never firewalled again."""
-    return await _reading(expand_text, config.home, config, arguments)
+    return await _reading(expand_text, app, arguments)
 
 
 async def _reading(fn: Any, *args: Any) -> types.CallToolResult:
@@ -105,12 +106,14 @@ async def _reading(fn: Any, *args: Any) -> types.CallToolResult:
     try:
         text = await anyio.to_thread.run_sync(fn, *args)
     except CtxgateError as exc:
-        return result_of(CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True))
+        text, reason = mcp_error(exc)
+        return result_of(CallOutcome(text=text, is_error=True, reason=reason))
     return result_of(CallOutcome(text=text))
 
 
-def build_server(config: Config, pipeline: CallPipeline) -> Server:
-    """The low-level MCP server with its five tools."""
+def build_server(pipeline: CallPipeline) -> Server:
+    """The low-level MCP server with its five tools (their calls go to ``pipeline.app``)."""
+    app = pipeline.app
     tools = [
         types.Tool(name=RUN_TOOL, description=(
             "Run a shell command. Large output comes back as a digest plus an archive id; "
@@ -140,9 +143,9 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
             input_schema=SEARCH_SCHEMA,
             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False)),
     ]
-    readers = {READ_TOOL: lambda args: _reading(read_text, config, args),
-               LIST_TOOL: lambda args: _reading(list_text, config.home, config, args),
-               SEARCH_TOOL: lambda args: _reading(search_text, config.home, config, args)}
+    readers = {READ_TOOL: lambda args: _reading(read_text, app, args),
+               LIST_TOOL: lambda args: _reading(list_text, app, args),
+               SEARCH_TOOL: lambda args: _reading(search_text, app, args)}
 
     async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -150,7 +153,7 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         if params.name == EXPAND_TOOL:
-            return await expand_result(config, arguments)
+            return await expand_result(app, arguments)
         if params.name in readers:
             return await readers[params.name](arguments)
         if params.name != RUN_TOOL:
@@ -160,7 +163,7 @@ def build_server(config: Config, pipeline: CallPipeline) -> Server:
 
         async def handler(tool: str, args: dict[str, Any]):
             # run_command digests by itself; the pipeline's firewall then sees a small text.
-            text, code = await anyio.to_thread.run_sync(run_shell, config, args)
+            text, code = await anyio.to_thread.run_sync(run_shell, app, args)
             suffix = "" if code == 0 else f"\n[exit code {code}]"
             return [{"type": "text", "text": text + suffix}], code != 0
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ctxgate.app.errors import mcp_error
+from ctxgate.app.options import EXPAND, LIST, READ, SEARCH, from_mcp, mcp_schema
 from ctxgate.errors import CtxgateError, UsageError
-from ctxgate.settings import Config
+
+if TYPE_CHECKING:
+    from ctxgate.app.application import App
 
 __all__ = ["EXPAND_SCHEMA", "EXPAND_TOOL", "LIST_SCHEMA", "LIST_TOOL", "READ_SCHEMA", "READ_TOOL",
            "RUN_SCHEMA", "RUN_TOOL", "SEARCH_SCHEMA", "SEARCH_TOOL", "AskPerson", "CallOutcome",
@@ -24,29 +27,8 @@ EXPAND_TOOL = "expand"
 """Name of the expand tool (the firewall's drill-down instructions name it)."""
 RUN_TOOL = "run"
 
-EXPAND_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "description": "Archive id (or unique prefix) from a digest."},
-        "lines": {"type": "string", "description": "A:B, 1-based inclusive; negative from the end."},
-        "head": {"type": "integer", "minimum": 0},
-        "tail": {"type": "integer", "minimum": 0},
-        "grep": {"type": "string", "description": "Regular expression; lines that match."},
-        "ignore_case": {"type": "boolean"},
-        "literal": {"type": "boolean",
-                    "description": "grep is a literal string, not a regular expression."},
-        "context": {"type": "integer", "minimum": 0},
-        "before": {"type": "integer", "minimum": 0},
-        "after": {"type": "integer", "minimum": 0},
-        "max_matches": {"type": "integer", "minimum": 1},
-        "bytes": {"type": "string", "description": "OFFSET:LENGTH in UTF-8 bytes."},
-        "json": {"type": "string", "description": "RFC 6901 JSON pointer."},
-        "keys": {"type": "boolean", "description": "Structural view of a JSON output."},
-        "max_tokens": {"type": "integer", "minimum": 1},
-    },
-    "required": ["id"],
-    "additionalProperties": False,
-}
+EXPAND_SCHEMA: dict[str, Any] = mcp_schema(EXPAND)
+"""The ``expand`` tool's input schema, from :data:`ctxgate.app.options.EXPAND`."""
 
 RUN_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -64,122 +46,53 @@ READ_TOOL = "read"
 LIST_TOOL = "list"
 SEARCH_TOOL = "search"
 
-READ_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string", "description": "The file to read (text; never digested)."},
-        "lines": {"type": "string",
-                  "description": "A:B, 1-based inclusive; A: or -N: to the end; default 1:."},
-        "max_tokens": {"type": "integer", "minimum": 1, "maximum": 100_000,
-                       "description": "Page ceiling in o200k_base tokens (default 25,000)."},
-    },
-    "required": ["path"],
-    "additionalProperties": False,
-}
-
-LIST_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "limit": {"type": "integer", "minimum": 1, "maximum": 200,
-                  "description": "Entries shown, most recently used first (default 20)."},
-    },
-    "additionalProperties": False,
-}
-
-SEARCH_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "query": {"type": "string",
-                  "description": "Words; a line matches when it holds all of them "
-                                 "(case-insensitive substrings)."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 200,
-                  "description": "Most matching lines returned (default 20)."},
-    },
-    "required": ["query"],
-    "additionalProperties": False,
-}
-
-_EXPAND_ARGS = {"lines": "lines", "head": "head", "tail": "tail", "grep": "grep",
-                "ignore_case": "ignore_case", "context": "context", "before": "before",
-                "after": "after", "max_matches": "max_matches", "bytes": "byte_range",
-                "json": "json_pointer", "keys": "keys", "max_tokens": "max_tokens",
-                "literal": "fixed_strings"}
+READ_SCHEMA: dict[str, Any] = mcp_schema(READ)
+LIST_SCHEMA: dict[str, Any] = mcp_schema(LIST)
+SEARCH_SCHEMA: dict[str, Any] = mcp_schema(SEARCH)
+"""The read-only tools' input schemas, from :mod:`ctxgate.app.options` (as the CLI's
+``read``, ``archive ls`` and ``archive search`` options)."""
 
 
-def expand_text(home: Path, config: Config, arguments: Mapping[str, Any]) -> str:
-    """Run an ``expand`` tool call against the archive; the view is never firewalled again.
+def expand_text(app: App, arguments: Mapping[str, Any]) -> str:
+    """Run an ``expand`` tool call against the archive; the view is never firewalled again
+    (the framework adapters' :func:`~ctxgate.integrations._adapter.expand.expand_view`).
 
     Raises:
         UsageError: unknown argument or missing id.
         EntryNotFound, AmbiguousId: as :meth:`Archive.expand`.
     """
-    from ctxgate.archive import Archive
+    from ctxgate.integrations._adapter.expand import expand_view
 
-    unknown = sorted(set(arguments) - set(_EXPAND_ARGS) - {"id"})
-    if unknown:
-        raise UsageError(f"expand: unknown argument(s) {unknown}; known: id, {', '.join(_EXPAND_ARGS)}")
-    entry_id = arguments.get("id")
-    if not isinstance(entry_id, str) or not entry_id:
-        raise UsageError("expand: 'id' is required (the archive id from the digest)")
-    kwargs = {_EXPAND_ARGS[k]: v for k, v in arguments.items() if k != "id" and v is not None}
-    with Archive.open(home, config.archive) as archive:
-        return archive.expand(entry_id, **kwargs).text
+    with app.open_archive() as archive:
+        return expand_view(archive, arguments)
 
 
-def _check(tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> None:
-    known = schema["properties"]
-    unknown = sorted(set(arguments) - set(known))
-    if unknown:
-        raise UsageError(f"{tool}: unknown argument(s) {unknown}; known: {', '.join(known)}")
-    for name in schema.get("required", ()):
-        if arguments.get(name) in (None, ""):
-            raise UsageError(f"{tool}: {name!r} is required")
-    for name, value in arguments.items():
-        kind = known[name].get("type")
-        if value is None:
-            continue
-        if kind == "integer" and (not isinstance(value, int) or isinstance(value, bool)):
-            raise UsageError(f"{tool}: {name!r} must be an integer, got {value!r}")
-        if kind == "string" and not isinstance(value, str):
-            raise UsageError(f"{tool}: {name!r} must be a string, got {value!r}")
-
-
-def read_text(config: Config, arguments: Mapping[str, Any]) -> str:
+def read_text(app: App, arguments: Mapping[str, Any]) -> str:
     """A ``read`` call: one page of a text file, never digested (see
     :mod:`ctxgate.firewall.fileread`)."""
-    from ctxgate.firewall.fileread import read_file
-
-    _check(READ_TOOL, arguments, READ_SCHEMA)
-    return read_file(arguments["path"], lines=arguments.get("lines"),
-                     max_tokens=arguments.get("max_tokens")
-                     or config.firewall.verbatim_max_tokens,
-                     tokenizer=config.firewall.tokenizer, tool=READ_TOOL).text
+    values = from_mcp(READ, arguments)
+    return app.read(values.pop("path"), tool=READ_TOOL, **values).text
 
 
-def list_text(home: Path, config: Config, arguments: Mapping[str, Any]) -> str:
+def list_text(app: App, arguments: Mapping[str, Any]) -> str:
     """A ``list`` call: the archive's entries, most recently used first."""
     import time
 
-    from ctxgate.archive import Archive
     from ctxgate.archive.search import render_list
 
-    _check(LIST_TOOL, arguments, LIST_SCHEMA)
-    limit = arguments.get("limit") or 20
+    limit = from_mcp(LIST, arguments).get("limit") or 20
     if not 1 <= limit <= 200:
         raise UsageError(f"list: limit must be 1..200, got {limit}")
-    with Archive.open(home, config.archive) as archive:
-        entries = archive.list()
+    entries = app.list()
     return render_list(entries[:limit], len(entries), time.time())
 
 
-def search_text(home: Path, config: Config, arguments: Mapping[str, Any]) -> str:
+def search_text(app: App, arguments: Mapping[str, Any]) -> str:
     """A ``search`` call: matching lines across archived outputs, with ids and line numbers."""
-    from ctxgate.archive import Archive
-    from ctxgate.archive.search import render_search, search
+    from ctxgate.archive.search import render_search
 
-    _check(SEARCH_TOOL, arguments, SEARCH_SCHEMA)
-    with Archive.open(home, config.archive) as archive:
-        result = search(archive, arguments["query"], limit=arguments.get("limit") or 20)
+    values = from_mcp(SEARCH, arguments)
+    result = app.search(values["query"], limit=values.get("limit") or 20)
     return render_search(result, tool=EXPAND_TOOL)
 
 
@@ -235,17 +148,18 @@ class CallPipeline:
     """gate → handler → firewall, the one composition every MCP path uses.
 
     Args:
-        config: settings (archive home and policies).
-        gate: a ``ToolGate`` or ``None`` to run ungated.
+        app: the :class:`~ctxgate.app.App` whose settings, archive and gate (``None``
+            when built with ``gated=False``: calls run ungated) every call uses.
         request: the run's own prompt, the user request the gate judges against (an MCP
             server never sees the conversation).
         tool_prefix: prefix of firewall tool names (``mcp__<server>__``).
     """
 
-    def __init__(self, config: Config, *, gate: Any = None, request: str | None = None,
+    def __init__(self, app: App, *, request: str | None = None,
                  tool_prefix: str = "mcp__ctxgate__", server: str = "") -> None:
-        self.config = config
-        self.gate = gate
+        self.app = app
+        self.config = app.config
+        self.gate = app.gate
         self.request = request
         self.tool_prefix = tool_prefix
         self.server = server
@@ -275,14 +189,15 @@ class CallPipeline:
                             text="Tool gate: a person declined this call; do not retry it, "
                                  "continue without it.", is_error=True, reason="declined")
             except CtxgateError as exc:  # the backend cannot even be built: never run the call
-                return CallOutcome(text=f"Tool gate: this call was not run ({exc})",
-                                   is_error=True, reason="gate_unavailable")
+                text, reason = mcp_error(exc, judging=True)
+                return CallOutcome(text=text, is_error=True, reason=reason)
             if not verdict.allowed:
                 return CallOutcome(text=mcp_reason(verdict), is_error=True, reason=verdict.code)
         try:
             parts, is_error = await handler(tool, arguments)
         except CtxgateError as exc:
-            return CallOutcome(text=f"{type(exc).__name__}: {exc}", is_error=True, reason="error")
+            text, reason = mcp_error(exc)
+            return CallOutcome(text=text, is_error=True, reason=reason)
         texts = [str(p.get("text", "")) for p in parts if p.get("type") == "text"]
         others = tuple(p for p in parts if p.get("type") != "text")
         if not texts:
@@ -294,13 +209,7 @@ class CallPipeline:
                            digested=result.digested)
 
     def _firewall(self, tool: str, output: str):
-        from ctxgate.archive.failure import open_archive
-        from ctxgate.firewall.pipeline import firewall
-
-        archive, _ = open_archive(self.config.home, self.config.archive)  # broken: not archived
-        with archive:
-            return firewall(tool, output, archive=archive, policy=self.config.firewall,
-                            expand_tool=EXPAND_TOOL)
+        return self.app.firewall(tool, output, expand_tool=EXPAND_TOOL)  # broken: not archived
 
 
 async def _to_thread(fn: Callable[..., Any], *args: Any) -> Any:
@@ -309,23 +218,17 @@ async def _to_thread(fn: Callable[..., Any], *args: Any) -> Any:
     return await anyio.to_thread.run_sync(fn, *args)
 
 
-def run_shell(config: Config, arguments: Mapping[str, Any]) -> tuple[str, int]:
+def run_shell(app: App, arguments: Mapping[str, Any]) -> tuple[str, int]:
     """Run the ``run`` tool's command through the firewall; returns (text, exit code)."""
     import io
-
-    from ctxgate.archive.failure import open_archive
-    from ctxgate.firewall.run import run_command
 
     command = arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         raise UsageError("run: 'command' must be a non-empty shell command string")
     out = io.BytesIO()
-    archive, _ = open_archive(config.home, config.archive)  # broken: runs, not archived
-    with archive:
-        result = run_command(shell=command, archive=archive, policy=config.firewall, tool="bash",
-                             raw=bool(arguments.get("raw")), inline=bool(arguments.get("inline")),
-                             timeout=arguments.get("timeout"), stdout=out, stderr=out,
-                             expand_tool=EXPAND_TOOL)
+    result = app.run(shell=command, tool="bash", raw=bool(arguments.get("raw")),
+                     inline=bool(arguments.get("inline")), timeout=arguments.get("timeout"),
+                     stdout=out, stderr=out, expand_tool=EXPAND_TOOL)  # broken: not archived
     return out.getvalue().decode("utf-8", "replace"), result.exit_code
 
 

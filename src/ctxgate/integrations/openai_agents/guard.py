@@ -1,7 +1,7 @@
 """AgentGuard: one object that gates, firewalls and bounds an Agents SDK agent.
 
 ``AgentGuard()`` with no arguments uses ctxgate's configuration (``load_config()``): the
-gate ``build_tool_gate`` makes (``[gate] backend``, default the offline local model; its
+gate ``ctxgate.App`` builds (``[gate] backend``, default the offline local model; its
 audit log), the archive in the ctxgate home, the ``[firewall]`` and ``[bound]`` policies.
 ``guard.agent(agent)`` returns a copy of the agent (``Agent.clone``) with every function tool
 wrapped (:mod:`~ctxgate.integrations.openai_agents.tools`) and the ``expand`` tool added;
@@ -35,7 +35,7 @@ class AgentGuard:
     """Gate, firewall and bound an agent's tools.
 
     Args:
-        gate: a :class:`~ctxgate.gate.gate.ToolGate`; default ``build_tool_gate(config)``.
+        gate: a :class:`~ctxgate.gate.gate.ToolGate`; default ``ctxgate.App(config).gate``.
             ``False`` turns gating off (firewall and bound only).
         archive: where large results and cut originals go; default the home's archive
             (an archive that cannot be opened still lets every call run: results are then

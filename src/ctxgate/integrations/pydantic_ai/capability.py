@@ -11,8 +11,8 @@
 * starts the gate's denial counters afresh (``before_run``).
 
 With no arguments it uses ctxgate's configuration (``CTXGATE_HOME``, the config file): the
-gate :func:`~ctxgate.gate.loader.build_tool_gate` builds (the offline local model by
-default, loaded on the first call that needs it, with the audit log), and the archive in the
+gate :class:`ctxgate.App` builds (the offline local model by default, loaded on the first
+call that needs it, with the audit log), and the archive in the
 home. Pass ``gate=``/``archive=`` to use your own. List it last among the capabilities so
 that it wraps innermost and judges the arguments that will really run.
 """

@@ -73,8 +73,7 @@ class GatedToolset(WrapperToolset[Any]):
 
     def __post_init__(self) -> None:
         if not isinstance(self.gate, ToolGate):
-            raise TypeError("GatedToolset needs gate=ToolGate(...); e.g. "
-                            "ctxgate.gate.loader.build_tool_gate(ctxgate.settings.load_config())")
+            raise TypeError("GatedToolset needs gate=ToolGate(...); e.g. ctxgate.App().gate")
         if self.on_deny not in ("tool_failed", "retry", "raise"):
             raise ValueError(f"on_deny={self.on_deny!r}; use 'tool_failed', 'retry' or 'raise'")
         if self.firewall is None:

@@ -1,0 +1,264 @@
+"""Effects of tools no stronger source knows, from rules over their name, description and
+arguments (before the learned classifier, after configuration, annotations and the harness).
+
+The rule looks for the tool's *operation verb*: the first verb-like word of the operation part
+of its name — the last ``.``/``/`` segment (``me.messages.message.copy`` → ``copy``), the part
+after ``Resource_`` in ``Resource_Operation`` names (``ExpressRoutePorts_Delete`` →
+``Delete``), else the whole name (``send_email``, ``reportAbusiveIP``). When the name has none,
+the first word of the description may give it. Then:
+
+- a read verb (``get``, ``list``, ``search``, ``verify``, ...): no answer — the learned
+  classifier and the model judge the call (a name is a weak proof of harmlessness);
+- a verb that sends, pays, publishes, invites, shares, deploys, pushes, books, transfers
+  (:data:`EXTERNAL_VERBS`): :attr:`~EffectClass.EXTERNAL`;
+- a verb that deletes for good (:data:`DELETE_VERBS`): :attr:`~EffectClass.EXTERNAL` on a
+  remote service, or the path rules of :mod:`.paths` when an argument holds a local path;
+- any other state-changing verb (:data:`CHANGE_VERBS`): :attr:`~EffectClass.EXTERNAL` when
+  the arguments hold no local path (a remote service's state changes), else the path rules
+  (``write_file`` overwrites, ``edit_file`` changes in place, ``move_file`` overwrites its
+  destination, ``create_directory`` creates), judged with the real filesystem and ``git``.
+  A remote ``create``/``add`` counts too: what it creates is seen by others and cannot be
+  taken back from here (tried: leaving creates to the learned classifier raised the quick
+  non-shell false allows from 17.8 % to 24.9 %, since it calls many creates read-only);
+- no verb at all: argument names alone can still say it (``amount`` with an account or card
+  → pays; a recipient with a message body → sends).
+
+The verb lists are those of the learned classifier's features (:mod:`.learned`) and issue
+9's list of external effects, plus general verbs of the same kinds; no word was added for an
+example of the held-out benchmark sets. Every answer names the words that fired in its
+evidence (``source=tool_name``). A rule-based
+destructive class needs a clear request whatever P(destructive) says, so a destructive
+external effect that is not clearly requested is denied or asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+from ctxgate.gate.effects.paths import Action, classify_path
+
+__all__ = [
+    "CHANGE_VERBS",
+    "DELETE_VERBS",
+    "EXTERNAL_VERBS",
+    "READ_VERBS",
+    "name_effect",
+    "operation_verb",
+]
+
+READ_VERBS = frozenset(
+    "get gets list lists read fetch search find show describe query retrieve lookup look "
+    "check view count download export inspect preview stat info status exists validate "
+    "verify compute calculate estimate translate summarize summarise explain echo ping "
+    "browse scan watch head tail diff compare analyze analyse render format parse print test "
+    "whoami me current detect recognize recognise identify classify suggest recommend "
+    "predict resolve evaluate lint review extract is has can generate convert open".split()
+)
+EXTERNAL_VERBS = frozenset(
+    "send invite share publish unpublish transfer pay book order message notify email mail "
+    "reply forward deploy tweet retweet broadcast sms call dm charge refund withdraw deposit "
+    "donate purchase buy sell checkout release announce submit push post upload "
+    "comment like follow unfollow subscribe unsubscribe accept decline approve reject merge "
+    "grant assign unassign transmit wire payout dispatch ship reserve schedule reschedule".split()
+)
+"""Verbs whose effect leaves the machine: someone else sees it, or money or goods move."""
+DELETE_VERBS = frozenset(
+    "delete remove destroy drop purge erase clear revoke wipe truncate unlink kill terminate "
+    "uninstall prune discard deactivate ban block shred cancel "
+    "overwrite flush reset void expire evict".split()
+)
+"""Verbs that lose something for good."""
+CHANGE_VERBS = frozenset(
+    "create add update set put patch insert write edit modify replace save rename move copy "
+    "append import apply change enable start stop restart run trigger execute rerun close "
+    "reopen lock unlock archive restore mark star unstar register configure toggle rotate "
+    "commit tag label attach detach upsert make complete sync mute unmute upgrade provision "
+    "invoke scale reboot migrate regenerate renew resend mkdir touch chmod link exec eval "
+    "disable".split()
+)
+"""Other verbs that change state (recoverable or not depends on where)."""
+
+NOUN_VERBS = frozenset(
+    "message email mail order book call post comment like sms dm "
+    "tag label mark star link set reply forward ship".split()
+)
+"""Words that are as often nouns (``get_email``, ``user_order_list``): a verb only as the
+first word of the operation part."""
+_VERBS = READ_VERBS | EXTERNAL_VERBS | DELETE_VERBS | CHANGE_VERBS
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_PATH_ARGS = frozenset(
+    "path paths file files filename filepath file_path directory dir "
+    "dirname folder source destination src dst dest target notebook_path "
+    "old_path new_path output output_path input_path".split()
+)
+_STRONG_PATH_ARGS = frozenset(
+    "path file_path filepath filename directory dir dirname folder "
+    "notebook_path old_path new_path".split()
+)
+"""Argument names whose value is a path even as a bare word (``{"path": "newdir"}``)."""
+_BARE = re.compile(r"^[\w.-]+$")
+_DEST_ARGS = frozenset("destination dest dst target new_path output output_path".split())
+_LOCAL_PATH = re.compile(r"^(/|~/|\./|\.\./)|^[\w.-]+(/[\w.-]+)*\.[A-Za-z0-9]{1,8}$|^[\w-]+/")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_PAY_ARGS = frozenset("amount price total sum".split())
+_ACCOUNT_ARGS = frozenset(
+    "iban account account_number to_account card card_number "
+    "recipient payee beneficiary wallet".split()
+)
+_RECIPIENT_ARGS = frozenset(
+    "to cc bcc recipient recipients phone phone_number channel "
+    "chat_id email emails invitee attendees".split()
+)
+_BODY_ARGS = frozenset("body message text content subject html".split())
+
+
+def _words(text: str) -> list[str]:
+    out: list[str] = []
+    for part in re.split(r"[^A-Za-z0-9]+", text):
+        out.extend(w.lower() for w in _CAMEL.findall(part))
+    return out
+
+
+def _operation_part(tool: str) -> str:
+    part = re.split(r"[./:]", tool.strip("./:"))[-1] or tool
+    if "_" in part:
+        head, _, tail = part.rpartition("_")
+        # Resource_Operation (Azure, OpenAPI operation ids): both parts capitalised
+        if head[:1].isupper() and tail[:1].isupper():
+            return tail
+    return part
+
+
+def operation_verb(tool: str, description: str | None = None) -> tuple[str, str] | None:
+    """``(verb, where)`` — the first verb-like word of the tool name's operation part, or of
+    the description when the name has none (``where`` is ``"name"`` or ``"description"``)."""
+    for k, word in enumerate(_words(_operation_part(tool))):
+        if word in _VERBS and (k == 0 or word not in NOUN_VERBS):
+            return word, "name"
+    if description:
+        first = _words(description.strip())[:1]
+        stem = first[0] if first else ""
+        for cand in (
+            stem,
+            stem[:-1] if stem.endswith("s") else "",
+            stem[:-2] if stem.endswith("es") else "",
+        ):
+            if cand and cand in _VERBS:
+                return cand, "description"
+    return None
+
+
+def _local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(argument name, value)`` of arguments that name a path and hold a local path."""
+    out = []
+    for key, value in arguments.items():
+        names = set(_words(str(key))) | {str(key).lower()}
+        values = value if isinstance(value, list) else [value]
+        if not names & _PATH_ARGS:
+            continue
+        for v in values:
+            if (
+                isinstance(v, str)
+                and v
+                and not _URL.match(v)
+                and "<" not in v
+                and (
+                    _LOCAL_PATH.search(v.strip())
+                    or (str(key).lower() in _STRONG_PATH_ARGS and _BARE.match(v.strip()))
+                )
+            ):
+                out.append((str(key), v.strip()))
+    return out
+
+
+def _action(verb: str, key: str) -> Action:
+    if verb in DELETE_VERBS:
+        return "delete"
+    if verb in ("create", "mkdir", "touch", "make") or (verb == "add" and key != "file"):
+        return "create"
+    if verb in ("append",):
+        return "append"
+    if verb in ("move", "rename", "copy"):
+        return "overwrite" if set(_words(key)) & _DEST_ARGS or key in _DEST_ARGS else "edit"
+    if verb in ("write", "save", "put", "overwrite", "upload", "import", "replace"):
+        return "overwrite"
+    return "modify"
+
+
+def _argument_rule(
+    arguments: Mapping[str, Any], input_schema: Mapping[str, Any] | None = None
+) -> Effect | None:
+    names = {str(k).lower() for k in arguments}
+    props = input_schema.get("properties") if isinstance(input_schema, Mapping) else None
+    if isinstance(props, Mapping):
+        names |= {str(k).lower() for k in props}  # the schema's argument names count too
+    words = set().union(*(set(_words(k)) | {k} for k in names)) if names else set()
+    if words & _PAY_ARGS and words & _ACCOUNT_ARGS:
+        hit = sorted(words & (_PAY_ARGS | _ACCOUNT_ARGS))
+        return Effect(
+            effect=EffectClass.EXTERNAL,
+            source=EffectSource.TOOL_NAME,
+            evidence=f"no verb in the name, but its arguments ({', '.join(hit)}) move money",
+        )
+    if words & _RECIPIENT_ARGS and words & _BODY_ARGS:
+        hit = sorted(words & (_RECIPIENT_ARGS | _BODY_ARGS))
+        return Effect(
+            effect=EffectClass.EXTERNAL,
+            source=EffectSource.TOOL_NAME,
+            evidence=f"no verb in the name, but its arguments ({', '.join(hit)}) "
+            "send a message to someone",
+        )
+    return None
+
+
+def name_effect(
+    tool: str,
+    arguments: Any,
+    *,
+    cwd: str,
+    description: str | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+) -> Effect | None:
+    """The effect of an unknown tool's call by its name, description, schema and arguments,
+    or ``None`` when they do not say (a read verb, no verb, a delete of a path not there)."""
+    args = arguments if isinstance(arguments, Mapping) else {}
+    found = operation_verb(tool, description)
+    if found is None:
+        return _argument_rule(args, input_schema)
+    verb, where = found
+    said = f"the tool's {where} says {verb!r}"
+    if verb in READ_VERBS:
+        return None
+    if verb in EXTERNAL_VERBS:
+        return Effect(
+            effect=EffectClass.EXTERNAL,
+            source=EffectSource.TOOL_NAME,
+            evidence=f"{said}: it sends, pays, publishes or shares outside this machine",
+        )
+    paths = _local_paths(args)
+    if paths:
+        findings = []
+        for key, value in paths:
+            pe = classify_path(value, _action(verb, key), cwd=cwd)
+            if pe.effect is not None:
+                findings.append((pe.effect, f"{said}; {key}: {pe.evidence}"))
+        if not findings:
+            return None  # deletes a path that is not there: no evidence, the model decides
+        worst = most_severe(c for c, _e in findings)
+        first = next(e for c, e in findings if c is worst)
+        assert worst is not None
+        return Effect(
+            effect=worst,
+            source=EffectSource.TOOL_NAME,
+            evidence=first,
+            details=tuple(f"{c.value}: {e}" for c, e in findings),
+        )
+    what = "deletes something for good" if verb in DELETE_VERBS else "changes state"
+    return Effect(
+        effect=EffectClass.EXTERNAL,
+        source=EffectSource.TOOL_NAME,
+        evidence=f"{said}: it {what} on a remote service (no local path argument)",
+    )

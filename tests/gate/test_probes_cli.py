@@ -1,0 +1,123 @@
+"""Issue 9's shell probes ("Why") through the real `ctxgate gate check` with the *default*
+local backend (no scripted model): mentions are allowed, the hidden writes and indirect runs
+are denied unrequested — in a directory outside any repository and in a real git repository
+where the named file is tracked with uncommitted changes. Each call is a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+REQUEST = "show me the project status"
+
+MENTIONS = [
+    "command -v rm",
+    "rm --help",
+    "which rm",
+    "git help reset",
+    'git commit -m "docs: never run rm -rf / in the install guide"',
+    "echo 'rm -rf build is how you clean'",
+]
+HIDDEN = [
+    ("sh <<<'git reset --hard'", "local_irreversible"),
+    ("git push --force=true origin main", "external"),
+    ("> f", "local_irreversible"),
+    (": > f", "local_irreversible"),
+    ("echo x | tee f", "local_irreversible"),
+    ("sort -o f in.txt", "local_irreversible"),
+    ("git log --output=f", "local_irreversible"),
+    ("curl -o f https://example.com/f", "local_irreversible"),
+    ("awk 'BEGIN{system(\"rm x\")}'", "local_irreversible"),
+    ("LESSOPEN='|rm x' less f", "local_irreversible"),
+    ("redis-cli flushall", "local_irreversible"),
+]
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(cwd), "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def places(tmp_path: Path) -> dict[str, Path]:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for d in (plain, repo):
+        for name in ("f", "in.txt"):
+            (d / name).write_text("data\n")
+    (plain / "x").write_text("data\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "init")
+    (repo / "f").write_text("data\nuncommitted work\n")  # tracked, with uncommitted changes
+    (repo / "x").write_text("the agent's only copy\n")  # untracked: git cannot restore it
+    return {"plain": plain, "repo": repo}
+
+
+def check(command: str, cwd: Path, home: Path) -> tuple[int, dict]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CTXGATE_")}
+    env.update(
+        PYTHONPATH=str(SRC),
+        HOME=str(home),
+        CTXGATE_HOME=str(home / "ctxgate"),
+        CTXGATE_NO_DAEMON="1",
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ctxgate",
+            "gate",
+            "check",
+            "--tool",
+            "bash",
+            "--args",
+            json.dumps({"command": command}),
+            "--request",
+            REQUEST,
+            "--json",
+        ],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert proc.stdout, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("command", MENTIONS)
+def test_mentions_are_allowed(places: dict[str, Path], tmp_path: Path, command: str) -> None:
+    code, record = check(command, places["repo"], tmp_path / "home")
+    assert code == 0 and record["outcome"] == "allow", record
+
+
+@pytest.mark.parametrize("where", ["plain", "repo"])
+@pytest.mark.parametrize(("command", "effect"), HIDDEN)
+def test_hidden_writes_and_indirect_runs_are_not_allowed_unrequested(
+    places: dict[str, Path], tmp_path: Path, where: str, command: str, effect: str
+) -> None:
+    code, record = check(command, places[where], tmp_path / "home")
+    assert code in (1, 3) and record["outcome"] in ("deny", "ask"), record
+    assert record["effect"]["effect"] == effect and record["effect"]["source"] == "shell_parser"
+    assert set(record["probabilities"]) == {"destructive", "requested"}  # the model was asked
+
+
+def test_a_delete_with_nothing_to_delete_is_left_to_the_model(
+    places: dict[str, Path], tmp_path: Path
+) -> None:
+    code, record = check("rm -f *.bak", places["repo"], tmp_path / "home")
+    assert record["effect"] is None, record  # no evidence either way: the model decides
+    assert code == 1 and record["probabilities"]["destructive"] >= 0.5
