@@ -2,17 +2,21 @@
 
 Source: the LogChunks data set (Brandt, Panichella, Zaidman, Beller: "LogChunks: A Data Set
 for Build Log Analysis", MSR 2020; https://zenodo.org/record/3632351, whose record gives the
-licence: CC BY 4.0 as far as we know; the GitHub copy has no licence file, so nothing of it is
-committed here), in the adapted layout of its authors' repository
+licence: CC BY 4.0 as far as we know), in the adapted layout of its authors' repository
 https://github.com/lacinoire/master-thesis (folder ``tool``: ``samples/LANG/REPO/failed/N.log``
 and ``example-sets/BuildFailureReason/LANG/REPO.xml``, whose ``<Output>`` is the chunk of the
-log a person marked as the reason the build failed).
+log a person marked as the reason the build failed). That repository has no licence file at
+its root (its only LICENSE, the Unlicense, is in ``thesis/`` and covers the thesis sources;
+``replication.md`` calls ``tool`` "a modified version of the LogChunks data set"), so nothing
+of it is committed here.
 
-It is a suite built by others to evaluate build-log analysis: ctxgate only *measures* on it,
-never tunes on it. Make the data with::
+It is a suite built by others to evaluate build-log analysis. Make the data with::
 
     git clone --depth 1 https://github.com/lacinoire/master-thesis /tmp/mt
-    mkdir -p /work/cache/digest/logchunks && cp -r /tmp/mt/tool /work/cache/digest/logchunks/
+    mkdir -p /work/cache/data-recall/logchunks && cp -r /tmp/mt/tool /work/cache/data-recall/logchunks/
+
+(``digest_recall.py`` splits it by repository into a dev part, whose misses were read while
+the block digest was tuned, and a held-out part, never read; see ``logchunks_held_out``.)
 
 Labels are chunk texts, not line numbers: :func:`label_lines` finds the chunk's lines in the
 log (control characters, which the XML files drop, removed from both; each chunk line must be

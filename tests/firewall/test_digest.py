@@ -60,7 +60,8 @@ def test_hits_capped_with_count_of_more() -> None:
     d = digest_of(("\n".join(lines) + "\n").encode(), FirewallPolicy(digest_error_lines=5))
     assert d.hits_shown == 5
     assert d.text.count("--- failure block: ") == 5
-    assert "more failure block(s) not shown; the 3 strongest:" in d.text
+    assert "7 more failure block(s) not shown: ---" in d.text  # of the 12 windows kept
+    assert "  100–200 (errors; 2 blocks): ctxgate expand 3fa9c2e1b2c4 --lines 100:200" in d.text
     assert "--grep" in d.text
     assert "3900| error: failure number 3900" in d.text  # the last one always
 

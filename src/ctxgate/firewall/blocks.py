@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "last_lines", "pick_blocks"]
+           "last_lines", "pick_blocks", "visible"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -42,6 +42,7 @@ WINDOW_MAX_LINES = 240
 """A window grows to at most this many lines; a longer region starts a new window."""
 LINE_KEEP_BYTES = 512
 """Bytes kept of each window line (its full length is kept too)."""
+END_KEEP_BYTES = 48
 KEEP_FIRST = 4
 KEEP_LAST = 8
 _MIN_SEVERITY = 2
@@ -54,6 +55,9 @@ class KnownLine:
     number: int
     raw: bytes
     length: int
+    end: bytes = b""
+    """The line's last :data:`END_KEEP_BYTES` bytes when ``raw`` is cut (how a long command
+    line ends: ``… exited with 1.``)."""
 
 
 def last_lines(suffix: bytes, total_bytes: int, lines: int, *, n: int, keep: int,
@@ -70,7 +74,8 @@ def last_lines(suffix: bytes, total_bytes: int, lines: int, *, n: int, keep: int
         number = lines - j
         if number <= after or len(out) >= n or (j == len(parts) - 1 and not whole):
             break
-        out.append(KnownLine(number=number, raw=raw[:keep], length=len(raw)))
+        out.append(KnownLine(number=number, raw=raw[:keep], length=len(raw),
+                             end=raw[-END_KEEP_BYTES:] if len(raw) > keep else b""))
     out.reverse()
     return out
 
@@ -207,7 +212,9 @@ def _known(block: bytes, start: int, end: int, number: int) -> KnownLine:
     raw = block[start:min(end, start + LINE_KEEP_BYTES)]
     if raw.endswith(b"\r"):
         raw = raw[:-1]
-    return KnownLine(number=number, raw=raw, length=end - start)
+    tail = block[max(start + LINE_KEEP_BYTES, end - END_KEEP_BYTES):end] \
+        if end - start > LINE_KEEP_BYTES else b""
+    return KnownLine(number=number, raw=raw, length=end - start, end=tail)
 
 
 # ---------------------------------------------------------------------------- analysis
@@ -222,6 +229,8 @@ class Block:
     label: str
     severity: int
     lines: tuple[KnownLine, ...]
+    ends_step: bool = False
+    """The block holds the last line that ends a failed step (what failed the run)."""
 
     @property
     def size(self) -> int:
@@ -260,7 +269,8 @@ _BOILER_START = re.compile(
     r"Final Memory|-{8,})|\[command\]|\s*git version|Finished: |Done\. Your build exited|"
     r"Archiving artifacts|##\[(?:group|endgroup)\]|Temporarily overriding HOME|"
     r"Adding repository directory|\* Get more help|Get more help|Notifying|Sending e-?mails?|"
-    r"GitHub Issue Notifier|Recording test results"
+    r"GitHub Issue Notifier|Recording test results|"
+    r"\s*\[INFO\] \S.*? \.{3,} (?:SUCCESS|SKIPPED)\b"  # Maven's reactor summary: modules that passed
 )
 """Boilerplate recognised by how the line starts (``match``: cheap)."""
 _BOILER_ANY = ("Post job cleanup", "Cleaning up orphan", "Terminate orphan process",
@@ -276,8 +286,18 @@ _ROLE_BYTES = 300
 """Ordinary lines a block may span between two of its lines."""
 
 
+def visible(raw: bytes) -> bytes:
+    """What a terminal shows of a line: the text after its last carriage return (CI runners
+    write ``travis_time:end:…\\r\\x1b[0KThe command … exited with 1.``; progress bars redraw
+    with ``\\r``), without a line-ending ``\\r``."""
+    if raw.endswith(b"\r"):
+        raw = raw.rstrip(b"\r")
+    cr = raw.rfind(b"\r")
+    return raw if cr == -1 else raw[cr + 1:]
+
+
 def _text(line: KnownLine) -> str:
-    t = line.raw[:_ROLE_BYTES].decode("utf-8", "replace")
+    t = visible(line.raw)[:_ROLE_BYTES].decode("utf-8", "replace")
     if "\x1b" in t:
         t = _ANSI.sub("", t)
     return _PREFIX.sub("", t, count=1)
@@ -363,11 +383,12 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
                                 label="", severity=best,
                                 lines=tuple(seg[start:end + 1])))
             i = end + 1
-    lead = _lead_up(by_no, {n for b in blocks for n in range(b.first, b.last + 1)})
-    if lead is not None:
-        blocks = sorted([*blocks, lead], key=lambda b: (b.first, b.last))
+    leads = _lead_ups(by_no)
+    if leads:
+        blocks = sorted([*blocks, *leads], key=lambda b: (b.first, b.last))
     return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
-                                    lines=b.lines, label=_label([_text(x) for x in b.lines]))
+                                    lines=b.lines, label=_label([_text(x) for x in b.lines]),
+                                    ends_step=b.ends_step)
             for b in _bridge(_merge(blocks), by_no)]
 
 
@@ -375,7 +396,8 @@ _TERMINAL = re.compile(
     r"Process completed with exit code [1-9]|^The command \".*\" (?:exited|failed) with [1-9]|"
     r"marked build as fail|^make(?:\[\d+\])?: \*\*\* .*Error \d+|npm ERR! code ELIFECYCLE|"
     r"process didn't exit successfully|^error: (?:test failed|could not compile)|"
-    r"\bexit(?:ed)? (?:with )?(?:code |status )?[1-9]\d*\.?\s*$|^FAILURE: Build failed|"
+    r"\b(?:exited (?:with )?(?:code |status )?|exit (?:code|status):? )[1-9]\d*\.?\s*$|"
+    r"^FAILURE: Build failed|"
     r"\bBUILD FAIL(?:URE|ED)\b|^FAIL(?:ED)?\s*$|^ERROR: Job failed|Command exited with",
     re.I,
 )
@@ -386,35 +408,51 @@ LEAD_UP_LINES = 24
 _TERMINAL_SCAN = 400
 
 
-def _lead_up(by_no: dict[int, KnownLine], covered: set[int]) -> Block | None:
-    """The last failed step's end: the last line that ends a failed step (exit code, "marked
-    build as failure", ``make: *** … Error 1``) with the lines above it, up to the command
-    that ran (``$ cmd``, ``##[group]Run``) or :data:`LEAD_UP_LINES`, whatever its words.
+def _ends_failed_step(line: KnownLine) -> bool:
+    text = _text(line)
+    if _BOILER_START.match(text):
+        return False
+    if _TERMINAL.search(text):
+        return True
+    if line.end and text.startswith(("The command ", "Command ")):
+        # a long command line cut by the scanner: how it ends says whether it failed
+        end = line.end.decode("utf-8", "replace")
+        return bool(_TERMINAL.search(_ANSI.sub("", end) if "\x1b" in end else end))
+    return False
+
+
+def _lead_ups(by_no: dict[int, KnownLine]) -> list[Block]:
+    """The ends of the first and the last failed steps: the first and the last lines that end
+    a failed step (exit code, "marked build as failure", ``make: *** … Error 1``), each with
+    the lines above it, up to the command that ran (``$ cmd``, ``##[group]Run``) or
+    :data:`LEAD_UP_LINES` lines, whatever their words. (A CI job that goes on after a failed
+    step fails once more later: the first failure is often the cause, the last what ended it.)
 
     A failure need not say "error": ``flag provided but not defined`` is found here because
-    it is the last thing the failed command printed. It stops at a line of a block found
-    from its words (``covered``): that block already says where the failure starts."""
-    numbers = sorted(by_no)[-_TERMINAL_SCAN:]
-    end = None
-    for n in reversed(numbers):
-        text = _text(by_no[n])
-        if _TERMINAL.search(text) and not _BOILER_START.match(text):
-            end = n
-            break
-    if end is None:
-        return None
-    lines = [by_no[end]]
-    n = end - 1
-    while n in by_no and len(lines) <= LEAD_UP_LINES:
-        text = _text(by_no[n])
-        lines.append(by_no[n])
-        if _COMMAND_ECHO.match(text):
-            break
-        n -= 1
-    lines.reverse()
-    while len(lines) > 1 and not _text(lines[0]).strip():
-        lines.pop(0)
-    return Block(first=lines[0].number, last=end, label="", severity=3, lines=tuple(lines))
+    it is the last thing the failed command printed."""
+    numbers = sorted(by_no)
+    late = numbers[-_TERMINAL_SCAN:]
+    last = next((n for n in reversed(late) if _ends_failed_step(by_no[n])), None)
+    if last is None:
+        return []
+    first = next(n for n in numbers if n == last or _ends_failed_step(by_no[n]))
+    if first >= last - LEAD_UP_LINES:
+        first = last
+    out = []
+    for end in sorted({first, last}):
+        lines = [by_no[end]]
+        n = end - 1
+        while n in by_no and len(lines) <= LEAD_UP_LINES:
+            lines.append(by_no[n])
+            if _COMMAND_ECHO.match(_text(by_no[n])):
+                break
+            n -= 1
+        lines.reverse()
+        while len(lines) > 1 and not _text(lines[0]).strip():
+            lines.pop(0)
+        out.append(Block(first=lines[0].number, last=end, label="", severity=3,
+                         lines=tuple(lines), ends_step=True))
+    return out
 
 
 def _indent(text: str) -> int:
@@ -449,7 +487,8 @@ def _merge(blocks: list[Block]) -> list[Block]:
             lines = {x.number: x for x in a.lines + b.lines}
             merged = tuple(lines[n] for n in sorted(lines))
             out[-1] = Block(first=a.first, last=max(a.last, b.last), label="",
-                            severity=max(a.severity, b.severity), lines=merged)
+                            severity=max(a.severity, b.severity), lines=merged,
+                            ends_step=a.ends_step or b.ends_step)
         else:
             out.append(b)
     return out
@@ -484,7 +523,8 @@ def _bridge(blocks: list[Block], by_no: dict[int, KnownLine]) -> list[Block]:
             if len(gap) <= _BRIDGE_LINES and all(n in by_no for n in gap):
                 lines = a.lines + tuple(by_no[n] for n in gap) + b.lines
                 out[-1] = Block(first=a.first, last=b.last, label="",
-                                severity=max(a.severity, b.severity), lines=lines)
+                                severity=max(a.severity, b.severity), lines=lines,
+                                ends_step=a.ends_step or b.ends_step)
                 continue
         out.append(b)
     return out
@@ -499,9 +539,12 @@ def _label(texts: list[str]) -> str:
 def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
     """Blocks in the order a budget should take them.
 
-    The last block with an error, exception or failure line (what failed the run) first;
-    then by weight: severity, size (a stack trace outweighs a one-line notice, up to 40
-    lines) and closeness to the end of the output (setup noise comes first in CI logs).
+    The end of the last failed step (the block with the last "exited with 1", ``make: ***``,
+    "marked build as failure" line: what failed the run; blocks after it are usually
+    ``after_failure`` dumps and cleanup) first, then the end of the first failed step;
+    without one, the last block with an error, exception or failure line. Then by weight: severity, size (a stack trace outweighs a
+    one-line notice, up to 40 lines) and closeness to the end of the output (setup noise
+    comes first in CI logs).
     """
     if not blocks:
         return []
@@ -510,7 +553,8 @@ def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
         late = b.last / max(1, total_lines)
         return b.severity * 10 + min(b.size, 40) + 20 * late
 
+    step = [b for b in blocks if b.ends_step]
     strong = [b for b in blocks if b.severity >= 3]
-    last = strong[-1] if strong else blocks[-1]
-    rest = sorted((b for b in blocks if b is not last), key=lambda b: (-weight(b), -b.last))
-    return [last] + rest
+    ends = [step[-1], step[0]] if len(step) > 1 else step[-1:] or (strong or blocks)[-1:]
+    rest = sorted((b for b in blocks if b not in ends), key=lambda b: (-weight(b), -b.last))
+    return ends + rest

@@ -25,6 +25,7 @@ from ctxgate.firewall.blocks import (
     is_boilerplate,
     last_lines,
     pick_blocks,
+    visible,
 )
 from ctxgate.firewall.render import GREP_MATTERS, Digest
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SOFT_TARGET_BYTES", "rare_lines", "render_blocks", "tail_known"]
 
-SOFT_TARGET_BYTES = 2_900
+SOFT_TARGET_BYTES = 2_800
 """Digest size the block form aims at (UTF-8 bytes; about 1,000 o200k tokens of CI log)."""
 _LAST_BLOCK_BYTES = 5_000
 """The last failing block may take the digest up to this size when it does not fit."""
@@ -55,7 +56,7 @@ _STAMP = re.compile(rb"(?:[^\t\n]*\t){0,3}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+
 def tail_known(r: Renderer) -> list[KnownLine]:
     """The output's last lines (at most 400) from the scanner's kept tail bytes."""
     s = r.scan
-    return [KnownLine(number=k.number, raw=k.raw.rstrip(b"\r"), length=k.length)
+    return [KnownLine(number=k.number, raw=k.raw.rstrip(b"\r"), length=k.length, end=k.end)
             for k in last_lines(s.suffix, s.total_bytes, s.lines, n=_TAIL_KNOWN_LINES,
                                 keep=512)]
 
@@ -73,6 +74,8 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     target = min(budget, SOFT_TARGET_BYTES)
     head_n = min(r.policy.digest_head_lines, _HEAD_LINES)
     head = [(n, txt, ln) for n, txt, ln in _head(r, head_n)]
+    while head and not head[-1][1].strip():
+        head.pop()
     head_end = head[-1][0] if head else 0
     blocks = [b for b in blocks if b.last > head_end]
     chosen: list[tuple[Block, list[KnownLine] | None]] = []  # None: shown whole
@@ -101,7 +104,9 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
         # another block that does not fit whole: its ends, when a few lines fit (an error
         # or exception block may take the digest to _SECOND_BLOCK_BYTES: the cause is often
         # a stack trace above the summary that failed the run)
-        room = min(budget, _SECOND_BLOCK_BYTES) if b.severity >= 3 else target
+        # (not the first failed step's end: the last one, shown, says what failed)
+        room = min(budget, _SECOND_BLOCK_BYTES) if b.severity >= 3 and not b.ends_step \
+            else target
         keep = _fit_ends(lambda part, b=b, c=chosen: text(c + [(b, part)], tail_lines, rare_n),
                          b, room)
         if len(keep) >= 4 and len(text(chosen + [(b, keep)], tail_lines,
@@ -156,7 +161,19 @@ def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
 
 
 def _head(r: Renderer, n: int):
-    return r._head_lines(n) if n else []  # type: ignore[attr-defined]
+    """The first ``n`` lines as a terminal shows them (a CI runner's fold markers before a
+    carriage return left out)."""
+    if not n:
+        return []
+    raws = r.scan.prefix.split(b"\n", n)[:n]
+    out = []
+    for (number, text, full), raw in zip(r._head_lines(n), raws, strict=False):  # type: ignore[attr-defined]
+        shown = visible(raw[:4096])
+        if len(shown) != len(raw[:4096].rstrip(b"\r")):
+            text = r.text_of(shown)
+            full = None if full is None else full - (len(raw.rstrip(b"\r")) - len(shown))
+        out.append((number, text, full))
+    return out
 
 
 def _gaps(head_end: int, shown: list[tuple[int, int]], tail: list[KnownLine], total: int):
@@ -213,7 +230,17 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
                     f" {b.size:,} line{'' if b.size == 1 else 's'}) ---")
         lines = [x for x in (part or b.lines) if x.number >= first]
         prev = None
-        for k in lines:
+        runs = _boiler_runs(lines)
+        for i, k in enumerate(lines):
+            run = runs.get(i)
+            if run is not None:  # a run of boilerplate: counted, not shown
+                body.append(f"  … lines {k.number:,}–{run.number:,}: {run.number - k.number + 1} "
+                            f"blank or boilerplate lines: ctxgate expand {r.id} --lines "
+                            f"{k.number}:{run.number}")
+                prev = run
+                continue
+            if prev is not None and k.number <= prev.number:
+                continue
             if prev is not None and k.number > prev.number + 1:
                 body.append(f"  … lines {prev.number + 1:,}–{k.number - 1:,} of this block not "
                             f"shown: ctxgate expand {r.id} --lines {prev.number + 1}:"
@@ -261,23 +288,62 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
     return "\n".join(r.header() + body + r.warning() + r.drill(sel[:4], compact=False))
 
 
-_UNSHOWN_LISTED = 3
+_BOILER_RUN = 4
+"""Consecutive boilerplate lines (blank, ``[INFO] ----``, Maven's passing modules, cleanup)
+inside a block shown as one line that counts them, from this many on."""
 
 
-def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[str]:
-    """The failure blocks not shown: the strongest few by range and label, each with the
-    exact ``expand`` that shows it; a count of the rest."""
-    shown = {(b.first, b.last) for b, _ in chosen}
-    rest = [b for b in pick_blocks(all_blocks, r.scan.lines) if (b.first, b.last) not in shown]
-    out = [f"--- {more} more failure block(s) not shown"
-           + (f"; the {min(more, _UNSHOWN_LISTED)} strongest:" if rest else "") + " ---"]
-    for b in sorted(rest[:_UNSHOWN_LISTED], key=lambda b: b.first):
-        hi = min(b.last, b.first + 199)
-        where = f"{b.first:,}" if b.size == 1 else f"{b.first:,}–{b.last:,}"
-        out.append(f"  {where} ({b.label}): ctxgate expand {r.id} --lines {b.first}:{hi}")
+def _boiler_runs(lines: list[KnownLine]) -> dict[int, KnownLine]:
+    """Index of the first line of each run of at least :data:`_BOILER_RUN` consecutive
+    boilerplate lines in ``lines`` → the run's last line."""
+    out: dict[int, KnownLine] = {}
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and is_boilerplate(lines[j]) and (
+                j == i or lines[j].number == lines[j - 1].number + 1):
+            j += 1
+        if j - i >= _BOILER_RUN:
+            out[i] = lines[j - 1]
+            i = j
+        else:
+            i = max(j, i + 1)
     return out
 
 
+
+def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[str]:
+    """The failure blocks not shown, each within the exact ``expand`` that shows it: blocks
+    less than :data:`_UNSHOWN_SPAN` lines apart share one ``--lines`` range; the ranges of
+    the strongest blocks first, at most :data:`_UNSHOWN_LISTED`; a count of the rest."""
+    shown = {(b.first, b.last) for b, _ in chosen}
+    rest = [b for b in pick_blocks(all_blocks, r.scan.lines) if (b.first, b.last) not in shown]
+    groups: list[list[Block]] = []
+    for b in sorted(rest, key=lambda b: b.first):
+        if groups and b.last - groups[-1][0].first < _UNSHOWN_SPAN:
+            groups[-1].append(b)
+        else:
+            groups.append([b])
+    rank = {id(b): i for i, b in enumerate(rest)}
+    groups.sort(key=lambda g: min(rank[id(b)] for b in g))
+    listed = sorted(groups[:_UNSHOWN_LISTED], key=lambda g: g[0].first)
+    n_listed = sum(len(g) for g in listed)
+    head = f"--- {more} more failure block(s) not shown"
+    if n_listed < more:
+        head += f"; {n_listed} of them here, the strongest"
+    out = [head + ": ---"]
+    for g in listed:
+        lo, hi = g[0].first, min(max(b.last for b in g), g[0].first + _UNSHOWN_SPAN - 1)
+        labels = sorted({b.label for b in g}, key=lambda x: [b.label for b in g].index(x))
+        where = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+        what = ", ".join(labels[:2]) + (f"; {len(g)} blocks" if len(g) > 1 else "")
+        out.append(f"  {where} ({what}): ctxgate expand {r.id} --lines {lo}:{hi}")
+    return out
+
+
+_UNSHOWN_LISTED = 4
+_UNSHOWN_SPAN = 120
+"""Unshown blocks whose lines fit in this many lines are named by one ``--lines`` range."""
 _DITTO = "〃"
 _DITTO_MIN = 28
 """A line's start shared with the line above is written 〃 when at least this many characters
@@ -302,12 +368,16 @@ def _shared_start(above: str, text: str) -> int:
 
 
 def _unstamped_raw(k: KnownLine) -> tuple[bytes, int]:
-    """A line's bytes without a CI timestamp (``2022-05-30T09:10:31.1584995Z``; about ten
-    tokens that say nothing about the failure), and its full length without it."""
-    stamp = _STAMP.match(k.raw)
+    """A line's bytes as a terminal shows them (:func:`~ctxgate.firewall.blocks.visible`: a
+    CI runner's ``travis_time:end:…`` before a carriage return costs some 35 tokens) and
+    without a CI timestamp (``2022-05-30T09:10:31.1584995Z``; about ten tokens that say
+    nothing about the failure), and its full length without them."""
+    raw = visible(k.raw)
+    full = k.length - (len(k.raw.rstrip(b"\r")) - len(raw))
+    stamp = _STAMP.match(raw)
     if stamp is None:
-        return k.raw, k.length
-    return k.raw[stamp.end():], k.length - stamp.end()
+        return raw, full
+    return raw[stamp.end():], full - stamp.end()
 
 
 def _unstamped(text: str) -> str:
@@ -343,5 +413,5 @@ def _shape_lines(r: Renderer, rare, fmt: str, width: int) -> list[str]:
                    f"{r.cut(r.text_of(sample), width - 40)}")
     out.append(f"rare lines ({len(s.rare):,}; shown with why):")
     for x in rare:
-        out.append(fmt.format(x.number, r.cut(r.text_of(x.text), width)) + f"   ← {x.why}")
+        out.append(fmt.format(x.number, r.cut(r.text_of(visible(x.text)), width)) + f"   ← {x.why}")
     return out

@@ -52,6 +52,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("failure", re.compile(r"\bFAIL(?:ED|URE|S)?\b|\bfailed\b|\bfailure\b|\bfailing\b|"
                            r"\bfailures\b|\btest(?:s)? failed\b", re.I)),
     ("exit", re.compile(r"\bexit(?:ed)?(?: with)? (?:code|status)[: ]+[1-9]\d*|"
+                        r"\bexited with [1-9]\d*\.?\s*$|"
                         r"\bnon-zero exit\b|\breturned non-zero\b|\bError \d+\s*$", re.I)),
     ("warning", re.compile(r"\[WARN(?:ING)?\]|\bwarning\b|^\s*WARN\b|\bWARN:|"
                            r"\bdeprecated\b", re.I)),
