@@ -115,9 +115,11 @@ def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
     import sys
 
     from ctxgate.archive.failure import open_archive
+    from ctxgate.firewall import memtune
     from ctxgate.firewall.run import run_command
     from ctxgate.settings import load_config
 
+    memtune.allow()  # this process is ctxgate run's own: the allocator may be tuned
     config = load_config({"firewall": {"min_tokens": min_tokens}})
     archive, _ = open_archive(config.home, config.archive)  # a broken one never blocks the run
     try:

@@ -267,7 +267,7 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
         body += [render_line(k, min(width, _EDGE_WIDTH)) for k in tail]
     if s.hit_counts:
         kinds = ", ".join(f"{k} {v:,}" for k, v in s.hit_counts.items())
-        exact = "" if s.hits_exact else f" (classified up to line {s.hits_counted_to:,})"
+        exact = "" if s.hits_exact else f" ({s.unclassified_note})"
         body.append(f"lines that matter: {sum(s.hit_counts.values()):,} ({kinds}){exact}")
     sel = []
     first_block = min((b for b, _ in chosen), key=lambda b: b.first, default=None)

@@ -166,8 +166,7 @@ class _Renderer(Renderer):
                 out.append(f"  … {more:,} more here: ctxgate expand {self.id} {where}"
                            f"--grep '{GREP_MATTERS}' -i")
             if not s.hits_exact:
-                out.append(f"  (classified up to line {s.hits_counted_to:,}; "
-                           f"~{s.uncounted_occurrences:,} more keyword occurrences after it)")
+                out.append(f"  ({s.unclassified_note})")
         elif not self.ctx.group_by_file:
             out.append("no error, failure, exception or warning keywords in the omitted range"
                        + _shapes_note(s))

@@ -10,25 +10,37 @@ with the heap kept; the redactor alone went from 289 to 202 ms per 100 MiB.
 :func:`keep_heap` raises ``M_MMAP_THRESHOLD`` to 16 MiB and ``M_TRIM_THRESHOLD`` to 64 MiB,
 once per process, when an output has grown large (the pipeline calls it past 4 MiB): freed
 blocks are then reused by the next block. The cost is that the process keeps up to 64 MiB of
-freed heap instead of returning it to the system; peak memory is unchanged. A no-op off
-glibc, or where ``ctypes`` cannot load the C library.
+freed heap (per glibc arena) instead of returning it to the system, and the settings override
+any ``MALLOC_*_`` tuning for the rest of the process. That is right for the short-lived
+``ctxgate run`` process and wrong inside someone else's long-lived one (the MCP server, a
+framework adapter in the user's application), so it applies only after :func:`allow` — which
+only the ``ctxgate run`` command calls. A no-op off glibc, or where ``ctypes`` cannot load the
+C library.
 """
 
 from __future__ import annotations
 
 import sys
 
-__all__ = ["keep_heap"]
+__all__ = ["allow", "keep_heap"]
 
 _MMAP_THRESHOLD = 16 << 20
 _TRIM_THRESHOLD = 64 << 20
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 _done: list[bool] = []
+_allowed: list[bool] = []
+
+
+def allow() -> None:
+    """Let :func:`keep_heap` tune this process (the ``ctxgate run`` command's own process)."""
+    _allowed.append(True)
 
 
 def keep_heap() -> bool:
     """Tune glibc's allocator as the module docstring says; True when it was applied."""
+    if not _allowed:
+        return False
     if _done:
         return _done[0]
     ok = False

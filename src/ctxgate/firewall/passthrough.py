@@ -464,8 +464,11 @@ def _continue(
 
     try:
         from ctxgate.archive.failure import open_archive
+        from ctxgate.firewall import memtune
         from ctxgate.firewall.run import resume_command
         from ctxgate.settings import load_config
+
+        memtune.allow()  # ctxgate run's own process: the allocator may be tuned
 
         config = load_config({"firewall": {"min_tokens": opts["min_tokens"]}})
     except CtxgateError as exc:  # the command is already running: show its output whole

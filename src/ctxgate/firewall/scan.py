@@ -98,6 +98,18 @@ class ScanResult:
     """Line shapes with counts and the rare ones (see :mod:`ctxgate.firewall.shapes`)."""
 
     @property
+    def unclassified_note(self) -> str:
+        """What a digest says of a count that stopped classifying (``""`` when exact):
+        where classifying stopped, the occurrences after it, and how many bytes of those
+        were estimated rather than counted."""
+        if self.hits_exact:
+            return ""
+        guessed = (f", {self.uncounted_estimated_bytes:,} bytes of it estimated from sampled "
+                   "blocks" if self.uncounted_estimated_bytes else "")
+        return (f"classified up to line {self.hits_counted_to:,}; "
+                f"~{self.uncounted_occurrences:,} more keyword occurrences after it{guessed}")
+
+    @property
     def complete(self) -> bool:
         """Whether :attr:`prefix` is the whole output."""
         return len(self.prefix) == self.total_bytes
