@@ -48,6 +48,8 @@ import yaml
 from ctxgate.gate.backends.heads.features import (
     DESTRUCTIVE_FEATURES,
     REQUESTED_FEATURES,
+    CallTerms,
+    call_terms,
     call_text,
     destructive_features,
     executed_text,
@@ -323,9 +325,16 @@ def main() -> None:
 
     # requested: [request features | request ⊙ call embedding | bias]
     rows = req_rows + fpairs
+    terms: dict[str, CallTerms] = {}
+    for r in rows:
+        key = json.dumps([r["tool"], r["args"]], sort_keys=True)
+        if key not in terms:
+            terms[key] = call_terms(r["tool"], r["args"])
+        r["terms"] = terms[key]
     fr = np.array([requested_features(r["req"], call_text(r["tool"], r["args"]),
                                       float(emb[r["reqw"]] @ emb[r["exec"]]), r["p_d"],
-                                      tool=r["tool"], shell=r["shell"]) for r in rows])
+                                      tool=r["tool"], shell=r["shell"], terms=r["terms"])
+                   for r in rows])
     prod = np.stack([emb[r["reqw"]] * emb[r["exec"]] for r in rows])
     xr = np.hstack([fr, prod, np.ones((len(rows), 1))])
     yr = np.array([r["y"] for r in rows], float)

@@ -241,10 +241,12 @@ class LocalDecisionModel(Chainable):
         floor, rule = ft.rule_floor(tool, feats)
         p_d = max(head_d, floor)
         call_text = ft.call_text(tool, args)
+        terms = ft.call_terms(tool, args)
 
         def requested(text: str, e_text: Any) -> tuple[float, float, list[float]]:
             cos = math.fsum(a * b for a, b in zip(e_call, e_text, strict=True))
-            feats_r = ft.requested_features(text, call_text, cos, p_d, tool=tool, shell=shell)
+            feats_r = ft.requested_features(text, call_text, cos, p_d, tool=tool, shell=shell,
+                                             terms=terms)
             return (rhead.p([*feats_r, *(a * b for a, b in zip(e_text, e_call, strict=True)),
                              1.0]), cos, feats_r)
 

@@ -26,6 +26,13 @@ from ctxgate.gate.backends.heads.commands import (
     parse_commands,
     strip_heredocs,
 )
+from ctxgate.gate.backends.heads.matching import (
+    HARMFUL_ACTIONS,
+    CallTerms,
+    request_actions,
+    request_terms,
+)
+from ctxgate.gate.backends.heads.matching import call_terms as _call_terms
 
 __all__ = [
     "DESTRUCTIVE_FEATURES",
@@ -33,6 +40,7 @@ __all__ = [
     "REQUESTED_FEATURES",
     "RULE_FLOOR",
     "SimpleCommand",
+    "call_terms",
     "call_text",
     "destructive_features",
     "executed_commands",
@@ -348,7 +356,8 @@ REQUESTED_FEATURES = (
     "cosine", "call_words_in_request", "request_words_in_call", "request_intent",
     "call_destructive_rule", "destructive_unasked", "request_empty", "not_shell",
     "tool_words_in_request", "request_change_intent", "change_unasked", "intent_match",
-    "intent_unasked",
+    "intent_unasked", "object_overlap", "object_any", "no_objects", "action_match",
+    "action_unasked", "intent_on_object", "argname_overlap",
 )
 INTENT_CLASSES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # class: (how a request says it, how a call does it)
@@ -411,14 +420,32 @@ def _stems(text: str) -> set[str]:
     return out
 
 
+def call_terms(tool: str, arguments: Any) -> CallTerms:
+    """The call's side of the request↔call match (:mod:`~ctxgate.gate.backends.heads.
+    matching`): computed once per call, reused for every clause of the request."""
+    return _call_terms(tool, arguments, _command_of(arguments))
+
+
 def requested_features(request: str, call: str, cosine: float,
                        call_destructive_rule: float, *, tool: str | None = None,
-                       shell: bool = True) -> list[float]:
+                       shell: bool = True, arguments: Any = None,
+                       terms: CallTerms | None = None) -> list[float]:
     """The :data:`REQUESTED_FEATURES` for a request, the call text and their cosine.
 
     ``tool`` is the tool's name for a function call (its words are matched against the
-    request on their own); ``shell`` says whether the call is a shell command.
+    request on their own); ``shell`` says whether the call is a shell command. ``terms``
+    (else computed from ``tool`` and ``arguments``) is the call's side of the match: the
+    share of its argument values the request names, whether request and call agree on the
+    action, and whether the request states a destructive intent on the call's object.
     """
+    if terms is None:
+        terms = call_terms(tool or "bash", arguments if arguments is not None else
+                           {"command": call.split(": ", 1)[-1]} if shell else {})
+    req_terms = request_terms(request)
+    req_actions = request_actions(request)
+    hit = terms.objects & req_terms
+    overlap = len(hit) / len(terms.objects) if terms.objects else 0.0
+    harmful = terms.actions & HARMFUL_ACTIONS
     rw, cw = _stems(request), _stems(call)
     tw = _stems(tool) if tool and not shell else set()
     intent = 1.0 if _REQ_INTENT.search(request) else 0.0
@@ -438,4 +465,11 @@ def requested_features(request: str, call: str, cosine: float,
         call_destructive_rule * (1.0 - change),
         1.0 if asked & done else 0.0,
         1.0 if (done - asked) & _HARMFUL_INTENTS else 0.0,
+        overlap,
+        1.0 if hit else 0.0,
+        0.0 if terms.objects else 1.0,
+        1.0 if terms.actions & req_actions else 0.0,
+        1.0 if harmful - req_actions else 0.0,
+        1.0 if harmful & req_actions and hit else 0.0,
+        len(terms.arg_names & req_terms) / len(terms.arg_names) if terms.arg_names else 0.0,
     ]
