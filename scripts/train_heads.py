@@ -320,8 +320,9 @@ def main() -> None:
         r["p_d"] = p_dest[r["cmd"]]
     for r in fpairs:
         xrow = np.r_[emb[r["text"]], effect_features(r["tool"], r["args"]), 1.0]
-        r["p_d"] = float(temper(float(predict(xrow[emask][None], we)[0]),
-                                ehead["temperature"]))
+        r["p_d"] = max(float(temper(float(predict(xrow[emask][None], we)[0]),
+                                    ehead["temperature"])),
+                       rule_floor(r["tool"], destructive_features(r["tool"], r["args"]))[0])
 
     # requested: [request features | request ⊙ call embedding | bias]
     rows = req_rows + fpairs

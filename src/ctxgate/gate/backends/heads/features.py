@@ -241,10 +241,54 @@ def rule_floor(tool: str, features: list[float]) -> tuple[float, str]:
                 return RULE_FLOOR, rule
         elif named[rule] >= 1.0:
             return RULE_FLOOR, rule
+    if named["not_shell"]:
+        verb = tool_verb(tool)
+        if verb in SIDE_EFFECT_VERBS:
+            return RULE_FLOOR, "tool_side_effect"
+        if verb in CHANGE_VERBS:
+            return WRITE_FLOOR, "tool_change"
     for rule in WRITE_RULES:
         if named[rule] >= 1.0:
             return WRITE_FLOOR, rule
     return 0.0, ""
+
+
+SIDE_EFFECT_VERBS = frozenset(
+    "send invite share publish transfer pay book order reserve post report submit notify "
+    "email mail message reply forward tweet broadcast sms dm charge refund withdraw deposit "
+    "donate purchase buy sell checkout deploy release announce unsubscribe ban block revoke "
+    "deactivate cancel".split())
+"""A function call whose name starts with one of these has an effect outside the machine
+(it sends, pays, publishes, invites, shares, books, reports): floored at :data:`RULE_FLOOR`."""
+CHANGE_VERBS = frozenset(
+    "create add update set put patch insert upload write edit modify replace save rename move "
+    "copy append import apply change enable disable start stop restart run trigger execute "
+    "assign unassign merge close reopen lock unlock archive restore mark register configure "
+    "toggle reset rotate approve reject accept decline commit push tag label attach detach "
+    "upsert schedule reschedule sync mute unmute overwrite".split())
+"""Verbs of a function call that changes state (recoverable as far as the name says): floored
+at :data:`WRITE_FLOOR`, over the deny threshold, so only a request lets it through."""
+_NAME_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+
+
+def tool_verb(tool: str) -> str:
+    """The first verb of a tool's name (``sendEmail`` → ``send``, ``repos/create-issue`` →
+    ``create``, ``mcp__slack__post_message`` → ``post``); ``""`` when none is known."""
+    for part in re.split(r"[^A-Za-z]+", tool.rsplit("__", 1)[-1]):
+        for w in _NAME_PART.findall(part):
+            w = w.lower()
+            if w in SIDE_EFFECT_VERBS or w in CHANGE_VERBS or w in _READ_NAME_VERBS:
+                return w
+    return ""
+
+
+_READ_NAME_VERBS = frozenset(
+    "get list read fetch search find show describe query retrieve lookup look check view "
+    "count download export inspect preview stat info status exists validate verify compute "
+    "calculate estimate convert translate summarize summarise explain ping browse scan "
+    "watch diff compare analyze analyse render parse print test".split())
+"""A name that starts with a read verb (``getReport``, ``checkNameAvailability``) is not
+floored by the verbs after it."""
 
 
 def _git_destructive(argv: tuple[str, ...]) -> bool:
@@ -357,7 +401,8 @@ REQUESTED_FEATURES = (
     "call_destructive_rule", "destructive_unasked", "request_empty", "not_shell",
     "tool_words_in_request", "request_change_intent", "change_unasked", "intent_match",
     "intent_unasked", "object_overlap", "object_any", "no_objects", "action_match",
-    "action_unasked", "intent_on_object", "argname_overlap",
+    "action_unasked", "intent_on_object", "argname_overlap", "unmatched_objects",
+    "action_on_named_only",
 )
 INTENT_CLASSES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # class: (how a request says it, how a call does it)
@@ -472,4 +517,6 @@ def requested_features(request: str, call: str, cosine: float,
         1.0 if harmful - req_actions else 0.0,
         1.0 if harmful & req_actions and hit else 0.0,
         len(terms.arg_names & req_terms) / len(terms.arg_names) if terms.arg_names else 0.0,
+        min(len(terms.objects - req_terms), 6) / 6.0,
+        1.0 if harmful & req_actions and not terms.objects - req_terms else 0.0,
     ]

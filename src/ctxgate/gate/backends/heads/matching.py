@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ctxgate.gate.backends.heads.commands import executed_commands
+from ctxgate.gate.backends.heads.commands import SHELLS, executed_commands
 
 __all__ = ["ACTIONS", "ALIASES", "HARMFUL_ACTIONS", "CallTerms", "call_terms", "describe", "request_actions",
            "request_terms"]
@@ -86,7 +86,7 @@ ACTIONS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
                 re.compile(r"^(tar|gzip|gunzip|zip|unzip|bzip2|xz|7z|compress)$", re.I)),
     "edit": (re.compile(r"\b(edit|modif|chang|replac|substitut|updat|fix|rewrit|insert|"
                         r"append|prepend|convert)", re.I),
-             re.compile(r"^(sed|perl|awk|ed|patch|update|edit|modify|replace|set|put|"
+             re.compile(r"^(sed|perl|ed|patch|update|edit|modify|replace|set|put|"
                         r"append|insert)$", re.I)),
     "send": (re.compile(r"\b(send|sent|e-?mail|mail|messag|notify|tell|reply|forward|post|"
                         r"tweet|sms|share|invite|announce|report)", re.I),
@@ -171,6 +171,25 @@ def _actions_of(words: Iterable[str]) -> frozenset[str]:
     return frozenset(k for k, (_said, done) in ACTIONS.items() if any(done.match(w) for w in ws))
 
 
+_COUNT = re.compile(r"^[-+]\d+(\.\d+)?[A-Za-z]?$")
+"""``-5``, ``+30``, ``+100M``: a count or size given as an option is an object too."""
+_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
+def _own_arguments(program: str, argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The arguments that are this command's own: a nested command (``$(…)``, backticks,
+    ``find -exec …``, a shell's ``-c`` script) is parsed as a command of its own."""
+    if program in SHELLS:
+        return ()
+    out = []
+    for a in argv:
+        if a in _EXEC:
+            break
+        if "$(" not in a and "`" not in a:
+            out.append(a)
+    return tuple(out)
+
+
 def _is_action(word: str) -> bool:
     return any(done.match(word) for _said, done in ACTIONS.values())
 
@@ -196,10 +215,12 @@ def call_terms(tool: str, arguments: Any, command: str | None) -> CallTerms:
         verbs: list[str] = []
         for c in executed_commands(command):
             verbs.append(c.program)
-            plain = [a for a in c.argv if not a.startswith("-")]
-            verbs += plain[:2] + [a for a in c.argv if a in ("-delete", "--hard")]
-            for a in plain:
-                objects += (w for w in _words(a) if not _is_action(w))
+            argv = _own_arguments(c.program, c.argv)
+            plain = [a for a in argv if not a.startswith("-")]
+            verbs += plain[:2] + [a for a in argv if a in ("-delete", "--hard")]
+            for a in argv:
+                if not a.startswith("-") or _COUNT.match(a):
+                    objects += (w for w in _words(a) if not _is_action(w))
         return CallTerms(objects=_terms(objects), actions=_actions_of(verbs),
                          arg_names=frozenset())
     values = _values(arguments) if isinstance(arguments, Mapping) else []
