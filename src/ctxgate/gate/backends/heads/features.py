@@ -29,6 +29,7 @@ from ctxgate.gate.backends.heads.commands import (
 from ctxgate.gate.backends.heads.matching import (
     HARMFUL_ACTIONS,
     CallTerms,
+    matched,
     request_actions,
     request_terms,
 )
@@ -402,7 +403,7 @@ REQUESTED_FEATURES = (
     "tool_words_in_request", "request_change_intent", "change_unasked", "intent_match",
     "intent_unasked", "object_overlap", "object_any", "no_objects", "action_match",
     "action_unasked", "intent_on_object", "argname_overlap", "unmatched_objects",
-    "action_on_named_only",
+    "action_on_named_only", "action_conflict",
 )
 INTENT_CLASSES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # class: (how a request says it, how a call does it)
@@ -488,8 +489,9 @@ def requested_features(request: str, call: str, cosine: float,
                            {"command": call.split(": ", 1)[-1]} if shell else {})
     req_terms = request_terms(request)
     req_actions = request_actions(request)
-    hit = terms.objects & req_terms
-    overlap = len(hit) / len(terms.objects) if terms.objects else 0.0
+    hit = matched(terms.objects, req_terms)
+    missed = len(terms.objects) - hit
+    overlap = hit / len(terms.objects) if terms.objects else 0.0
     harmful = terms.actions & HARMFUL_ACTIONS
     rw, cw = _stems(request), _stems(call)
     tw = _stems(tool) if tool and not shell else set()
@@ -516,7 +518,9 @@ def requested_features(request: str, call: str, cosine: float,
         1.0 if terms.actions & req_actions else 0.0,
         1.0 if harmful - req_actions else 0.0,
         1.0 if harmful & req_actions and hit else 0.0,
-        len(terms.arg_names & req_terms) / len(terms.arg_names) if terms.arg_names else 0.0,
-        min(len(terms.objects - req_terms), 6) / 6.0,
-        1.0 if harmful & req_actions and not terms.objects - req_terms else 0.0,
+        matched(terms.arg_names, req_terms) / len(terms.arg_names) if terms.arg_names else 0.0,
+        min(missed, 6) / 6.0,
+        1.0 if harmful & req_actions and not missed else 0.0,
+        1.0 if (changes := terms.actions - {"read"}) and req_actions
+        and not changes & req_actions else 0.0,
     ]

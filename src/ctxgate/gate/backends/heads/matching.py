@@ -28,7 +28,7 @@ from typing import Any
 
 from ctxgate.gate.backends.heads.commands import SHELLS, executed_commands
 
-__all__ = ["ACTIONS", "ALIASES", "HARMFUL_ACTIONS", "CallTerms", "call_terms", "describe", "request_actions",
+__all__ = ["ACTIONS", "ALIASES", "HARMFUL_ACTIONS", "CallTerms", "call_terms", "describe", "matched", "request_actions",
            "request_terms"]
 
 _NUMBERS = {w: str(i) for i, w in enumerate(
@@ -101,6 +101,12 @@ ACTIONS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "create": (re.compile(r"\b(creat|add|make|new|generat|regist|touch|mkdir|init)", re.I),
                re.compile(r"^(create|add|make|new|generate|register|touch|mkdir|init|"
                           r"insert)$", re.I)),
+    "read": (re.compile(r"\b(get|gets|list|show|display|print|retriev|fetch|find|search|"
+                        r"look ?up|read|view|describ|check|count|tell me|what|which|how many|"
+                        r"summari[sz]|explain|report on|return)", re.I),
+             re.compile(r"^(get|list|show|display|print|retrieve|fetch|find|search|lookup|"
+                        r"read|view|describe|check|count|query|ls|cat|grep|head|tail|less|"
+                        r"stat|du|df|ps|wc)$", re.I)),
 }
 """Action concepts: a request and a call that share one agree on *how* to act."""
 HARMFUL_ACTIONS = frozenset({"delete", "kill", "undo", "send", "pay", "push"})
@@ -134,19 +140,24 @@ def _words(text: str) -> list[str]:
     return out
 
 
-def _terms(words: Iterable[str]) -> frozenset[str]:
-    out: set[str] = set()
+def _groups(words: Iterable[str]) -> frozenset[frozenset[str]]:
+    """One group per distinct word: its stem and its aliases' stems (stop words left out)."""
+    out: set[frozenset[str]] = set()
     for w in words:
         if w in _STOP or (len(w) < 2 and not w.isdigit()):
             continue
-        for v in (w, *ALIASES.get(w, ())):
-            out.add(v if v[0].isdigit() else _stem(v))
+        out.add(frozenset(v if v[0].isdigit() else _stem(v) for v in (w, *ALIASES.get(w, ()))))
     return frozenset(out)
 
 
 def request_terms(request: str) -> frozenset[str]:
-    """The request's terms (words, numbers, aliases; stemmed)."""
-    return _terms(_words(request))
+    """The request's terms (words, numbers, aliases; stemmed), as one flat set."""
+    return frozenset(t for g in _groups(_words(request)) for t in g)
+
+
+def matched(groups: frozenset[frozenset[str]], terms: frozenset[str]) -> int:
+    """How many of a call's term groups the request names (any alias counts)."""
+    return sum(1 for g in groups if g & terms)
 
 
 def request_actions(request: str) -> frozenset[str]:
@@ -158,12 +169,12 @@ def request_actions(request: str) -> frozenset[str]:
 class CallTerms:
     """A call's side of the match: what it acts on, how, and its argument names."""
 
-    objects: frozenset[str]
-    """Terms of the argument values (shell: the non-option words of the commands it runs)."""
+    objects: frozenset[frozenset[str]]
+    """Term groups (a word and its aliases) of the argument values (shell: the non-option words of the commands it runs)."""
     actions: frozenset[str]
     """The :data:`ACTIONS` concepts the call performs."""
-    arg_names: frozenset[str]
-    """Terms of the argument names (function calls only)."""
+    arg_names: frozenset[frozenset[str]]
+    """Term groups of the argument names (function calls only)."""
 
 
 def _actions_of(words: Iterable[str]) -> frozenset[str]:
@@ -221,17 +232,18 @@ def call_terms(tool: str, arguments: Any, command: str | None) -> CallTerms:
             for a in argv:
                 if not a.startswith("-") or _COUNT.match(a):
                     objects += (w for w in _words(a) if not _is_action(w))
-        return CallTerms(objects=_terms(objects), actions=_actions_of(verbs),
+        return CallTerms(objects=_groups(objects), actions=_actions_of(verbs),
                          arg_names=frozenset())
     values = _values(arguments) if isinstance(arguments, Mapping) else []
     names = [str(k) for k in arguments] if isinstance(arguments, Mapping) else []
     tool_words = _words(tool)
-    return CallTerms(objects=_terms(w for v in values for w in _words(v)),
+    return CallTerms(objects=_groups(w for v in values for w in _words(v)),
                      actions=_actions_of(tool_words),
-                     arg_names=_terms(w for n in names for w in _words(n)))
+                     arg_names=_groups(w for n in names for w in _words(n)))
 
 
 def describe(terms: CallTerms) -> str:
     """The terms as one line of JSON (for explanations and tests)."""
-    return json.dumps({"objects": sorted(terms.objects), "actions": sorted(terms.actions),
-                       "arg_names": sorted(terms.arg_names)})
+    return json.dumps({"objects": sorted(sorted(g) for g in terms.objects),
+                       "actions": sorted(terms.actions),
+                       "arg_names": sorted(sorted(g) for g in terms.arg_names)})
