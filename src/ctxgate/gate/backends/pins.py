@@ -8,5 +8,5 @@ PINNED_SHA256: dict[str, str] = {
     "effect.json":
         "d72c1009e46dd06b1db6bdab58104a16746aa0f1ced6184fffb6ac09a54b81fa",
     "requested.json":
-        "f0c90486eb4c1d01b341fcd9c52c8331127879f52a6e835cdfd3ac541b4b3274",
+        "8d5b84d360c852f9f0b495007e226e96373a0a2946e595066fe372f7f31908fe",
 }

@@ -403,7 +403,7 @@ REQUESTED_FEATURES = (
     "tool_words_in_request", "request_change_intent", "change_unasked", "intent_match",
     "intent_unasked", "object_overlap", "object_any", "no_objects", "action_match",
     "action_unasked", "intent_on_object", "argname_overlap", "unmatched_objects",
-    "action_on_named_only", "action_conflict",
+    "action_on_named_only", "action_conflict", "object_overlap_action_unasked",
 )
 INTENT_CLASSES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # class: (how a request says it, how a call does it)
@@ -523,4 +523,5 @@ def requested_features(request: str, call: str, cosine: float,
         1.0 if harmful & req_actions and not missed else 0.0,
         1.0 if (changes := terms.actions - {"read"}) and req_actions
         and not changes & req_actions else 0.0,
+        overlap if harmful - req_actions else 0.0,
     ]
