@@ -26,10 +26,18 @@ every machine computes the same floats.
   P(destructive) from the learned effect classifier instead
   (:func:`ctxgate.gate.effects.learned.p_destructive`: trained on public OpenAPI
   descriptions, where the HTTP method is the label), which also reports the effect class.
+  A function call whose name starts with a side-effect verb (send, pay, invite, share,
+  publish, report, book …) is floored at the same 0.9, one with a change verb (create,
+  update, write, move …) at 0.6 (:func:`~ctxgate.gate.backends.heads.features.tool_verb`).
 * **P(requested)**: a logistic head over the cosine and the element-wise product of the
   request's and the call's embeddings, word-stem overlap (the tool name's words on their own
-  for function calls), and whether a destructive or state-changing call meets a request with
-  no such intent. It was trained on shell pairs and on function calls with arguments.
+  for function calls), whether a destructive or state-changing call meets a request with
+  no such intent, and request↔call matching (:mod:`~ctxgate.gate.backends.heads.matching`):
+  how many of the call's argument values the request names (aliases such as ``pyc`` →
+  "compiled python", number words), whether both state the same action ("tear down" and
+  ``kubectl delete``), and whether the request states a destructive intent on the call's
+  object. It was trained on shell pairs and on function calls with arguments, requested and
+  unrequested rows weighing the same within each kind of call.
 
 The request's embedding is cached (the same request judges many calls). Both heads are
 temperature-scaled on a calibration split; their held-out metrics are stored in the head

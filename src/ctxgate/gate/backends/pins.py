@@ -8,5 +8,5 @@ PINNED_SHA256: dict[str, str] = {
     "effect.json":
         "d72c1009e46dd06b1db6bdab58104a16746aa0f1ced6184fffb6ac09a54b81fa",
     "requested.json":
-        "8d5b84d360c852f9f0b495007e226e96373a0a2946e595066fe372f7f31908fe",
+        "0a8a3b9117f50179bdce008719d427e4e71a6dfa4341099b0f4ea2c38f5883dd",
 }
