@@ -66,7 +66,7 @@ from ctxgate.gate.backends.fallback import Chainable
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
            "from_policy"]
 
-LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-3"
+LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-4"
 """Model id reported in answers and capabilities (bump when the heads are retrained)."""
 LOCAL_QUESTION_IDS = frozenset({"destructive", "requested"})
 """The only questions this backend answers."""
