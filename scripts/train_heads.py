@@ -16,7 +16,11 @@ Three heads (``src/ctxgate/gate/backends/heads/*.json``):
 * ``requested``: P(the user asked for this call), over shell pairs (NL2Bash) and function
   calls (OpenAPI operation summaries paired with their own operation; negatives are other
   operations of the same API and state-changing operations of another provider, as an
-  injected instruction would call).
+  injected instruction would call). Its features include the request↔call matching of
+  :mod:`ctxgate.gate.backends.heads.matching`; each call's P(destructive) is what the backend
+  gives it (head or effect head, under the same rule and tool-name floors). Requested and
+  unrequested rows weigh the same within each of shell/function × destructive/other: the
+  generated negatives outnumber the matched pairs about three to one.
 
 **No agent-security benchmark is read here.** RedCode (used to train the first version of
 these heads) is an agent-security benchmark: it is now only a measuring set in
