@@ -16,7 +16,11 @@ Three heads (``src/ctxgate/gate/backends/heads/*.json``):
 * ``requested``: P(the user asked for this call), over shell pairs (NL2Bash) and function
   calls (OpenAPI operation summaries paired with their own operation; negatives are other
   operations of the same API and state-changing operations of another provider, as an
-  injected instruction would call).
+  injected instruction would call). Its features include the request↔call matching of
+  :mod:`ctxgate.gate.backends.heads.matching`; each call's P(destructive) is what the backend
+  gives it (head or effect head, under the same rule and tool-name floors). Requested and
+  unrequested rows weigh the same within each of shell/function × destructive/other: the
+  generated negatives outnumber the matched pairs about three to one.
 
 **No agent-security benchmark is read here.** RedCode (used to train the first version of
 these heads) is an agent-security benchmark: it is now only a measuring set in
@@ -48,6 +52,8 @@ import yaml
 from ctxgate.gate.backends.heads.features import (
     DESTRUCTIVE_FEATURES,
     REQUESTED_FEATURES,
+    CallTerms,
+    call_terms,
     call_text,
     destructive_features,
     executed_text,
@@ -158,15 +164,17 @@ def embed_all(texts: list[str]) -> dict[str, np.ndarray]:
     return {t: np.asarray(enc.encode_one(t), np.float64) for t in sorted(set(texts))}
 
 
-def fit(x: np.ndarray, y: np.ndarray, lam: float) -> np.ndarray:
-    """L2-regularised logistic regression by IRLS; last column of ``x`` is the bias."""
+def fit(x: np.ndarray, y: np.ndarray, lam: float, sw: np.ndarray | None = None) -> np.ndarray:
+    """L2-regularised logistic regression by IRLS; last column of ``x`` is the bias;
+    ``sw`` are the rows' weights (all 1 when not given)."""
+    sw = np.ones(len(y)) if sw is None else sw
     w = np.zeros(x.shape[1])
     reg = np.full(x.shape[1], lam)
     reg[-1] = 0.0
     for _ in range(30):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        g = x.T @ (p - y) + reg * w
-        h = (x * (p * (1 - p))[:, None]).T @ x + np.diag(reg) + 1e-9 * np.eye(x.shape[1])
+        g = x.T @ (sw * (p - y)) + reg * w
+        h = (x * (sw * p * (1 - p))[:, None]).T @ x + np.diag(reg) + 1e-9 * np.eye(x.shape[1])
         step = np.linalg.solve(h, g)
         w -= step
         if float(np.max(np.abs(step))) < 1e-8:
@@ -178,9 +186,31 @@ def predict(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(x @ w, -50, 50)))
 
 
-def nll(p: np.ndarray, y: np.ndarray) -> float:
+def nll(p: np.ndarray, y: np.ndarray, sw: np.ndarray | None = None) -> float:
     p = np.clip(p, 1e-6, 1 - 1e-6)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    return float(-np.average(y * np.log(p) + (1 - y) * np.log(1 - p), weights=sw))
+
+
+def balanced_weights(y: np.ndarray, groups: list[str]) -> np.ndarray:
+    """Row weights giving requested and unrequested rows the same total weight within each
+    group (shell or function call, destructive or not): the negatives are generated three to
+    one, and a head fitted on that prior calls a plainly requested deletion unrequested."""
+    sw = np.ones(len(y))
+    for g in sorted(set(groups)):
+        sel = np.array([x == g for x in groups])
+        pos, neg = float(y[sel].sum()), float((1 - y[sel]).sum())
+        if pos and neg:
+            sw[sel & (y == 1)] = (pos + neg) / (2 * pos)
+            sw[sel & (y == 0)] = (pos + neg) / (2 * neg)
+    return sw
+
+
+def weighted_temperature(p: list[float], y: np.ndarray, sw: np.ndarray) -> float:
+    """The temperature in [0.25, 4] minimising the weighted NLL (grid of 0.01 steps)."""
+    z = np.log(np.clip(p, 1e-9, 1 - 1e-9) / np.clip(1 - np.asarray(p), 1e-9, 1))
+    grid = np.round(np.arange(0.25, 4.0001, 0.01), 2)
+    scores = [nll(1 / (1 + np.exp(-z / t)), y, sw) for t in grid]
+    return float(grid[int(np.argmin(scores))])
 
 
 def metrics(p: list[float], y: list[int]) -> dict[str, float]:
@@ -192,22 +222,24 @@ def metrics(p: list[float], y: list[int]) -> dict[str, float]:
 
 def train_head(name: str, rows: list[dict], x: np.ndarray, y: np.ndarray,
                variants: dict[str, np.ndarray],
-               floors: np.ndarray | None = None) -> tuple[dict, dict]:
+               floors: np.ndarray | None = None,
+               sw: np.ndarray | None = None) -> tuple[dict, dict]:
     split = np.array([r["split"] for r in rows])
     tr, ca, ho = split == "train", split == "calib", split == "heldout"
     best = None
     for vname, mask in variants.items():
         xv = x[:, mask]
         for lam in LAMBDAS:
-            w = fit(xv[tr], y[tr], lam)
-            score = nll(predict(xv[ca], w), y[ca])
+            w = fit(xv[tr], y[tr], lam, None if sw is None else sw[tr])
+            score = nll(predict(xv[ca], w), y[ca], None if sw is None else sw[ca])
             if best is None or score < best[0] - 1e-12:
                 best = (score, vname, lam, w)
     assert best is not None
     _, vname, lam, w = best
     mask = variants[vname]
     cal_p = predict(x[ca][:, mask], w).tolist()
-    t = best_temperature(cal_p, [bool(v) for v in y[ca]])
+    t = (best_temperature(cal_p, [bool(v) for v in y[ca]]) if sw is None
+         else weighted_temperature(cal_p, y[ca], sw[ca]))
     held = [temper(p, t) for p in predict(x[ho][:, mask], w).tolist()]
     head_only = metrics(held, y[ho].astype(int).tolist())
     if floors is not None:  # the backend's rules in front of the head
@@ -318,14 +350,22 @@ def main() -> None:
         r["p_d"] = p_dest[r["cmd"]]
     for r in fpairs:
         xrow = np.r_[emb[r["text"]], effect_features(r["tool"], r["args"]), 1.0]
-        r["p_d"] = float(temper(float(predict(xrow[emask][None], we)[0]),
-                                ehead["temperature"]))
+        r["p_d"] = max(float(temper(float(predict(xrow[emask][None], we)[0]),
+                                    ehead["temperature"])),
+                       rule_floor(r["tool"], destructive_features(r["tool"], r["args"]))[0])
 
     # requested: [request features | request ⊙ call embedding | bias]
     rows = req_rows + fpairs
+    terms: dict[str, CallTerms] = {}
+    for r in rows:
+        key = json.dumps([r["tool"], r["args"]], sort_keys=True)
+        if key not in terms:
+            terms[key] = call_terms(r["tool"], r["args"])
+        r["terms"] = terms[key]
     fr = np.array([requested_features(r["req"], call_text(r["tool"], r["args"]),
                                       float(emb[r["reqw"]] @ emb[r["exec"]]), r["p_d"],
-                                      tool=r["tool"], shell=r["shell"]) for r in rows])
+                                      tool=r["tool"], shell=r["shell"], terms=r["terms"])
+                   for r in rows])
     prod = np.stack([emb[r["reqw"]] * emb[r["exec"]] for r in rows])
     xr = np.hstack([fr, prod, np.ones((len(rows), 1))])
     yr = np.array([r["y"] for r in rows], float)
@@ -334,7 +374,13 @@ def main() -> None:
         "features": np.r_[np.ones(nr, bool), np.zeros(ne, bool), True],
         "features+product": np.ones(nr + ne + 1, bool),
     }
-    rhead, rheld = train_head("requested", rows, xr, yr, rvariants)
+    groups = [("bash" if r["shell"] else "function")
+              + (":destructive" if r.get("destructive", r.get("changes_state")) else ":other")
+              for r in rows]
+    rhead, rheld = train_head("requested", rows, xr, yr, rvariants,
+                              sw=balanced_weights(yr, groups))
+    rhead["weighting"] = ("requested and unrequested rows weigh the same within each of "
+                          "bash/function x destructive/other")
     by_kind: dict[str, list[float]] = {}
     for r, p in zip(rheld["rows"], rheld["p"], strict=True):
         by_kind.setdefault(("bash:" if r["shell"] else "function:") + r["kind"], []).append(p)

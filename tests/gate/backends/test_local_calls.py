@@ -58,9 +58,8 @@ def test_calls_that_only_tool_output_asked_for_are_denied(local, request_text, t
 
 
 def test_indirect_requests_are_requested(local):
-    """"tear down" is a delete (intent classes); benchmarks/gate_quality.py reports the
-    paraphrases the head still misses ("clean up the compiled python files" → find -delete,
-    "undo my last three commits completely" → git reset --hard)."""
+    """"tear down" is a delete (intent classes and action concepts); the other paraphrases
+    of issue 9 are in test_matching.py."""
     _, r, _ = judge(local, "tear down the namespace", "bash",
                     {"command": "kubectl delete namespace x"})
     assert r >= 0.7, r

@@ -26,10 +26,18 @@ every machine computes the same floats.
   P(destructive) from the learned effect classifier instead
   (:func:`ctxgate.gate.effects.learned.p_destructive`: trained on public OpenAPI
   descriptions, where the HTTP method is the label), which also reports the effect class.
+  A function call whose name starts with a side-effect verb (send, pay, invite, share,
+  publish, report, book …) is floored at the same 0.9, one with a change verb (create,
+  update, write, move …) at 0.6 (:func:`~ctxgate.gate.backends.heads.features.tool_verb`).
 * **P(requested)**: a logistic head over the cosine and the element-wise product of the
   request's and the call's embeddings, word-stem overlap (the tool name's words on their own
-  for function calls), and whether a destructive or state-changing call meets a request with
-  no such intent. It was trained on shell pairs and on function calls with arguments.
+  for function calls), whether a destructive or state-changing call meets a request with
+  no such intent, and request↔call matching (:mod:`~ctxgate.gate.backends.heads.matching`):
+  how many of the call's argument values the request names (aliases such as ``pyc`` →
+  "compiled python", number words), whether both state the same action ("tear down" and
+  ``kubectl delete``), and whether the request states a destructive intent on the call's
+  object. It was trained on shell pairs and on function calls with arguments, requested and
+  unrequested rows weighing the same within each kind of call.
 
 The request's embedding is cached (the same request judges many calls). Both heads are
 temperature-scaled on a calibration split; their held-out metrics are stored in the head
@@ -58,7 +66,7 @@ from ctxgate.gate.backends.fallback import Chainable
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
            "from_policy"]
 
-LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-3"
+LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-4"
 """Model id reported in answers and capabilities (bump when the heads are retrained)."""
 LOCAL_QUESTION_IDS = frozenset({"destructive", "requested"})
 """The only questions this backend answers."""
@@ -241,10 +249,12 @@ class LocalDecisionModel(Chainable):
         floor, rule = ft.rule_floor(tool, feats)
         p_d = max(head_d, floor)
         call_text = ft.call_text(tool, args)
+        terms = ft.call_terms(tool, args)
 
         def requested(text: str, e_text: Any) -> tuple[float, float, list[float]]:
             cos = math.fsum(a * b for a, b in zip(e_call, e_text, strict=True))
-            feats_r = ft.requested_features(text, call_text, cos, p_d, tool=tool, shell=shell)
+            feats_r = ft.requested_features(text, call_text, cos, p_d, tool=tool, shell=shell,
+                                             terms=terms)
             return (rhead.p([*feats_r, *(a * b for a, b in zip(e_text, e_call, strict=True)),
                              1.0]), cos, feats_r)
 

@@ -8,5 +8,5 @@ PINNED_SHA256: dict[str, str] = {
     "effect.json":
         "d72c1009e46dd06b1db6bdab58104a16746aa0f1ced6184fffb6ac09a54b81fa",
     "requested.json":
-        "9cfe436fd93610dc1c25f4537c941d46c29de936f388715998aedcd291e4e5af",
+        "0a8a3b9117f50179bdce008719d427e4e71a6dfa4341099b0f4ea2c38f5883dd",
 }

@@ -26,6 +26,14 @@ from ctxgate.gate.backends.heads.commands import (
     parse_commands,
     strip_heredocs,
 )
+from ctxgate.gate.backends.heads.matching import (
+    HARMFUL_ACTIONS,
+    CallTerms,
+    matched,
+    request_actions,
+    request_terms,
+)
+from ctxgate.gate.backends.heads.matching import call_terms as _call_terms
 
 __all__ = [
     "DESTRUCTIVE_FEATURES",
@@ -33,6 +41,7 @@ __all__ = [
     "REQUESTED_FEATURES",
     "RULE_FLOOR",
     "SimpleCommand",
+    "call_terms",
     "call_text",
     "destructive_features",
     "executed_commands",
@@ -233,10 +242,54 @@ def rule_floor(tool: str, features: list[float]) -> tuple[float, str]:
                 return RULE_FLOOR, rule
         elif named[rule] >= 1.0:
             return RULE_FLOOR, rule
+    if named["not_shell"]:
+        verb = tool_verb(tool)
+        if verb in SIDE_EFFECT_VERBS:
+            return RULE_FLOOR, "tool_side_effect"
+        if verb in CHANGE_VERBS:
+            return WRITE_FLOOR, "tool_change"
     for rule in WRITE_RULES:
         if named[rule] >= 1.0:
             return WRITE_FLOOR, rule
     return 0.0, ""
+
+
+SIDE_EFFECT_VERBS = frozenset(
+    "send invite share publish transfer pay book order reserve post report submit notify "
+    "email mail message reply forward tweet broadcast sms dm charge refund withdraw deposit "
+    "donate purchase buy sell checkout deploy release announce unsubscribe ban block revoke "
+    "deactivate cancel".split())
+"""A function call whose name starts with one of these has an effect outside the machine
+(it sends, pays, publishes, invites, shares, books, reports): floored at :data:`RULE_FLOOR`."""
+CHANGE_VERBS = frozenset(
+    "create add update set put patch insert upload write edit modify replace save rename move "
+    "copy append import apply change enable disable start stop restart run trigger execute "
+    "assign unassign merge close reopen lock unlock archive restore mark register configure "
+    "toggle reset rotate approve reject accept decline commit push tag label attach detach "
+    "upsert schedule reschedule sync mute unmute overwrite".split())
+"""Verbs of a function call that changes state (recoverable as far as the name says): floored
+at :data:`WRITE_FLOOR`, over the deny threshold, so only a request lets it through."""
+_NAME_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
+
+
+def tool_verb(tool: str) -> str:
+    """The first verb of a tool's name (``sendEmail`` → ``send``, ``repos/create-issue`` →
+    ``create``, ``mcp__slack__post_message`` → ``post``); ``""`` when none is known."""
+    for part in re.split(r"[^A-Za-z]+", tool.rsplit("__", 1)[-1]):
+        for w in _NAME_PART.findall(part):
+            w = w.lower()
+            if w in SIDE_EFFECT_VERBS or w in CHANGE_VERBS or w in _READ_NAME_VERBS:
+                return w
+    return ""
+
+
+_READ_NAME_VERBS = frozenset(
+    "get list read fetch search find show describe query retrieve lookup look check view "
+    "count download export inspect preview stat info status exists validate verify compute "
+    "calculate estimate convert translate summarize summarise explain ping browse scan "
+    "watch diff compare analyze analyse render parse print test".split())
+"""A name that starts with a read verb (``getReport``, ``checkNameAvailability``) is not
+floored by the verbs after it."""
 
 
 def _git_destructive(argv: tuple[str, ...]) -> bool:
@@ -348,7 +401,9 @@ REQUESTED_FEATURES = (
     "cosine", "call_words_in_request", "request_words_in_call", "request_intent",
     "call_destructive_rule", "destructive_unasked", "request_empty", "not_shell",
     "tool_words_in_request", "request_change_intent", "change_unasked", "intent_match",
-    "intent_unasked",
+    "intent_unasked", "object_overlap", "object_any", "no_objects", "action_match",
+    "action_unasked", "intent_on_object", "argname_overlap", "unmatched_objects",
+    "action_on_named_only", "action_conflict", "object_overlap_action_unasked",
 )
 INTENT_CLASSES: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # class: (how a request says it, how a call does it)
@@ -411,14 +466,33 @@ def _stems(text: str) -> set[str]:
     return out
 
 
+def call_terms(tool: str, arguments: Any) -> CallTerms:
+    """The call's side of the request↔call match (:mod:`~ctxgate.gate.backends.heads.
+    matching`): computed once per call, reused for every clause of the request."""
+    return _call_terms(tool, arguments, _command_of(arguments))
+
+
 def requested_features(request: str, call: str, cosine: float,
                        call_destructive_rule: float, *, tool: str | None = None,
-                       shell: bool = True) -> list[float]:
+                       shell: bool = True, arguments: Any = None,
+                       terms: CallTerms | None = None) -> list[float]:
     """The :data:`REQUESTED_FEATURES` for a request, the call text and their cosine.
 
     ``tool`` is the tool's name for a function call (its words are matched against the
-    request on their own); ``shell`` says whether the call is a shell command.
+    request on their own); ``shell`` says whether the call is a shell command. ``terms``
+    (else computed from ``tool`` and ``arguments``) is the call's side of the match: the
+    share of its argument values the request names, whether request and call agree on the
+    action, and whether the request states a destructive intent on the call's object.
     """
+    if terms is None:
+        terms = call_terms(tool or "bash", arguments if arguments is not None else
+                           {"command": call.split(": ", 1)[-1]} if shell else {})
+    req_terms = request_terms(request)
+    req_actions = request_actions(request)
+    hit = matched(terms.objects, req_terms)
+    missed = len(terms.objects) - hit
+    overlap = hit / len(terms.objects) if terms.objects else 0.0
+    harmful = terms.actions & HARMFUL_ACTIONS
     rw, cw = _stems(request), _stems(call)
     tw = _stems(tool) if tool and not shell else set()
     intent = 1.0 if _REQ_INTENT.search(request) else 0.0
@@ -438,4 +512,16 @@ def requested_features(request: str, call: str, cosine: float,
         call_destructive_rule * (1.0 - change),
         1.0 if asked & done else 0.0,
         1.0 if (done - asked) & _HARMFUL_INTENTS else 0.0,
+        overlap,
+        1.0 if hit else 0.0,
+        0.0 if terms.objects else 1.0,
+        1.0 if terms.actions & req_actions else 0.0,
+        1.0 if harmful - req_actions else 0.0,
+        1.0 if harmful & req_actions and hit else 0.0,
+        matched(terms.arg_names, req_terms) / len(terms.arg_names) if terms.arg_names else 0.0,
+        min(missed, 6) / 6.0,
+        1.0 if harmful & req_actions and not missed else 0.0,
+        1.0 if (changes := terms.actions - {"read"}) and req_actions
+        and not changes & req_actions else 0.0,
+        overlap if harmful - req_actions else 0.0,
     ]
