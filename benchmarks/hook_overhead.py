@@ -24,7 +24,7 @@ Bytecode: this workplace sets PYTHONDONTWRITEBYTECODE=1, so every process would 
 ctxgate from source; an installed ctxgate has its .pyc files, so this script gives every
 process a warmed PYTHONPYCACHEPREFIX (``--as-given`` keeps the environment as it is).
 
-    python benchmarks/hook_latency.py [--reps 5] [--calls 6] [--runs 20] [--skip-claude]
+    python benchmarks/hook_overhead.py [--reps 5] [--calls 6] [--runs 20] [--skip-claude]
 
 Needs the Claude Code CLI from ``scripts/install-test-deps`` (tests/integrations/node) and the
 local decision model (``pip install 'ctxgate[local]'`` plus its weights).
