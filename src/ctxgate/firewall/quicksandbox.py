@@ -7,7 +7,9 @@ the machine is up, so :func:`detected` keeps the answer in this user's private r
 directory (the decision daemon's, 0700), keyed by the boot, the interpreter, the package's
 location, ``PATH`` and ``CTXGATE_SANDBOX_MECHANISMS``; any change in them probes again.
 Where there is no boot id (not Linux) it always probes. :func:`wrap` builds the namespace and
-Landlock helpers' argv itself; bwrap and sandbox-exec go through :mod:`ctxgate.sandbox.wrap`.
+Landlock helpers' argv and bwrap's itself (importing :mod:`ctxgate.sandbox` loads
+``subprocess``, ``shutil`` and ``dataclasses``: tens of milliseconds, more than bwrap's own
+start); sandbox-exec goes through :mod:`ctxgate.sandbox.wrap`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CACHE_NAME", "Detected", "detected", "not_sandboxed_note", "runtime_dir", "wrap"]
+__all__ = ["CACHE_NAME", "Detected", "detected", "not_sandboxed_note", "runtime_dir", "which",
+           "wrap"]
 
 CACHE_NAME = "sandbox-mechanism-v1"
 """The cache file's name in the runtime directory."""
@@ -121,9 +124,35 @@ def wrap(found: Detected, argv: list[str]) -> list[str]:
         return list(argv)
     if found.mechanism in ("namespace", "landlock"):
         return [sys.executable, "-I", "-S", ENTER_SCRIPT, found.mechanism, "--", *argv]
+    if found.mechanism == "bwrap":  # ctxgate.sandbox.wrap.bwrap_argv without a cwd
+        return [which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev",
+                "--unshare-pid", "--proc", "/proc", "--die-with-parent", "--", *argv]
     from ctxgate.sandbox.wrap import sandbox_argv
 
     return sandbox_argv(found.mechanism, argv)
+
+
+def which(name: str) -> str | None:
+    """``shutil.which(name)`` for a bare command name (a test holds them equal): importing
+    :mod:`shutil` costs more than the search."""
+    path = os.environ.get("PATH")
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH")
+        except (AttributeError, ValueError):
+            path = os.defpath
+    if not path:
+        return None  # PATH='' finds nothing (PATH=':' looks in the current directory)
+    seen: set[str] = set()
+    for folder in path.split(os.pathsep):
+        if folder in seen:
+            continue
+        seen.add(folder)
+        candidate = os.path.join(folder, name)
+        if (os.path.exists(candidate) and os.access(candidate, os.F_OK | os.X_OK)
+                and not os.path.isdir(candidate)):
+            return candidate
+    return None
 
 
 def not_sandboxed_note(found: Detected) -> str:
