@@ -86,7 +86,8 @@ def test_detection_is_remembered_per_boot_in_a_private_directory(
     env = {**os.environ, "CTXGATE_RUNTIME_DIR": str(tmp_path / "rt")}
     first = quicksandbox.detected(env)
     assert first.mechanism == detect().mechanism
-    cache = tmp_path / "rt" / quicksandbox.CACHE_NAME
+    cache = Path(quicksandbox.cache_path(env) or "")
+    assert cache.parent == tmp_path / "rt" and cache.name.startswith(quicksandbox.CACHE_NAME)
     assert cache.is_file() and (cache.stat().st_mode & 0o077) == 0
     # a changed answer in the file is believed (that is the cache) ...
     lines = cache.read_text().split("\n")
@@ -100,3 +101,21 @@ def test_detection_is_remembered_per_boot_in_a_private_directory(
     cache.write_text("\n".join([lines[0], "landlock", ""]) + "\n")
     os.chmod(tmp_path / "rt", 0o777)
     assert quicksandbox.detected(env).mechanism == first.mechanism
+
+
+def test_each_key_has_its_own_cache_file(tmp_path: Path) -> None:
+    """Two checkouts (or PATHs) sharing a runtime directory keep both answers."""
+    if not os.path.exists("/proc/sys/kernel/random/boot_id"):
+        pytest.skip("no boot id on this platform: nothing is remembered")
+    env = {**os.environ, "CTXGATE_RUNTIME_DIR": str(tmp_path / "rt")}
+    other = {**env, "PATH": env.get("PATH", "") + ":/nonexistent-ctxgate-test"}
+    first, second = quicksandbox.cache_path(env), quicksandbox.cache_path(other)
+    assert first and second and first != second
+    quicksandbox.detected(env)
+    quicksandbox.detected(other)
+    assert os.path.isfile(first) and os.path.isfile(second)
+    lines = Path(first).read_text().split("\n")
+    assert lines[0] == quicksandbox._key(env)
+    assert Path(second).read_text().split("\n")[0] == quicksandbox._key(other)
+    assert quicksandbox.cache_suffix("a") != quicksandbox.cache_suffix("b")
+    assert quicksandbox.cache_suffix("") == "811c9dc5"  # FNV-1a's offset basis
