@@ -28,6 +28,8 @@ MECHANISMS = ("namespace", "landlock")
 SETUP_FAILED = 125
 """``_enter.SETUP_FAILED``: the exit status when the sandbox could not be set up."""
 _MODULE = "_ctxgate_sandbox_enter"
+_HANDLED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+"""Signals the wrapper may handle in Python; the child puts them back to their default."""
 
 
 def load_helper() -> object:
@@ -64,15 +66,23 @@ def fork_enter(mechanism: str, argv: list[str], own_group: bool) -> tuple[int, i
         helper = load_helper()
     except Exception:  # noqa: BLE001 - the helper interpreter reports what is wrong
         return None
+    import _signal
+
+    handled = {getattr(_signal, n) for n in _HANDLED if hasattr(_signal, n)}
     r, w = os.pipe()  # both close-on-exec
+    # blocked across the fork: one that arrives before the child reset the wrapper's handlers
+    # stays pending there and then acts as on a new process (its default), not swallowed
+    saved = _signal.pthread_sigmask(_signal.SIG_BLOCK, handled)
     try:
         pid = os.fork()
     except OSError:
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, saved)
         os.close(r)
         os.close(w)
         return None
     if pid == 0:  # pragma: no cover - the child; its effects are what the tests check
-        _child(helper, mechanism, argv, own_group, r, w)
+        _child(helper, mechanism, argv, own_group, r, w, saved)
+    _signal.pthread_sigmask(_signal.SIG_SETMASK, saved)
     os.close(w)
     if own_group:
         try:
@@ -83,16 +93,17 @@ def fork_enter(mechanism: str, argv: list[str], own_group: bool) -> tuple[int, i
 
 
 def _child(helper: object, mechanism: str, argv: list[str], own_group: bool, r: int,
-           w: int) -> None:
+           w: int, mask: object) -> None:
     """Become the helper's outside process; never returns (``os._exit`` on every path)."""
     code = SETUP_FAILED
     try:
         import _signal
 
-        for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"):  # the wrapper's handlers
+        for name in _HANDLED:  # the wrapper's handlers: the default, as after an exec
             sig = getattr(_signal, name, None)
             if sig is not None:
                 _signal.signal(sig, _signal.SIG_DFL)
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, mask)
         # SIGPIPE and SIGXFSZ stay ignored, as in the helper interpreter; its exec resets them
         if own_group:
             os.setpgid(0, 0)
