@@ -179,3 +179,15 @@ def test_it_declines_when_another_thread_runs() -> None:
         stop.set()
         worker.join()
     assert quickenter.fork_enter("bwrap", ["true"], False) is None  # a program: spawned
+
+
+def test_a_large_output_continues_in_the_full_firewall_on_the_same_child(
+        mechanism: str, tmp_path: Path) -> None:
+    target = tmp_path / "made.txt"
+    out = subprocess.run(_wrapper(f"seq 1 200000; touch {target}; exit 4"),
+                         env=_env(tmp_path, mechanism), stdin=subprocess.DEVNULL,
+                         capture_output=True, timeout=120)
+    assert out.returncode == 4
+    assert not target.exists()
+    assert b"200,001 lines" in out.stdout and b"exit 4" in out.stdout
+    assert f"read-only sandbox ({mechanism}; fast path)".encode() in out.stdout
