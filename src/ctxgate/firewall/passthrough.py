@@ -22,6 +22,11 @@ option other than ``--tool``, ``--session``, ``--min-tokens``, ``--sandbox``, ``
 ``[firewall]`` or ``[archive]`` setting in the environment or the config file; a platform
 other than Linux or macOS. The caller then runs the full command line.
 
+Under ``--sandbox read-only`` the command starts inside the mechanism
+:mod:`ctxgate.firewall.quicksandbox` remembered: bwrap is spawned directly; the namespace and
+Landlock helpers run in a fork of this process (:mod:`ctxgate.firewall.quickenter`), not in a
+second interpreter, when that is safe.
+
 Only the built-in modules are imported at module level (a test holds it so); ``tomllib``,
 the sandbox and the firewall load where they are needed.
 """
@@ -359,6 +364,7 @@ def quick_run(argv: list[str], *, environ: Any = None) -> int | None:
     else:
         args = list(opts["argv"])
     found = None
+    inner = args
     if opts["sandbox"] is not None:
         from ctxgate.firewall.quicksandbox import detected, wrap
 
@@ -369,7 +375,12 @@ def quick_run(argv: list[str], *, environ: Any = None) -> int | None:
 
     signals = _Signals(own_group)
     try:
-        pid, fd = _spawn(args, own_group)
+        started_child = None
+        if found is not None and found.mechanism in ("namespace", "landlock"):
+            from ctxgate.firewall.quickenter import fork_enter
+
+            started_child = fork_enter(found.mechanism, inner, own_group)
+        pid, fd = started_child or _spawn(args, own_group)
     except OSError:
         signals.restore()
         return None  # not found, not executable: the full path says so, as it always did

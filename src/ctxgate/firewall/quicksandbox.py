@@ -5,9 +5,12 @@ namespace helper, a second interpreter) and imports ``subprocess``, ``shutil`` a
 more than the rest of a small ``ctxgate run``. Which mechanism works does not change while
 the machine is up, so :func:`detected` keeps the answer in this user's private runtime
 directory (the decision daemon's, 0700), keyed by the boot, the interpreter, the package's
-location, ``PATH`` and ``CTXGATE_SANDBOX_MECHANISMS``; any change in them probes again.
+location, ``PATH`` and ``CTXGATE_SANDBOX_MECHANISMS``, one file per key (:func:`cache_path`):
+a new key probes once, and keys sharing the directory do not evict each other.
 Where there is no boot id (not Linux) it always probes. :func:`wrap` builds the namespace and
-Landlock helpers' argv itself; bwrap and sandbox-exec go through :mod:`ctxgate.sandbox.wrap`.
+Landlock helpers' argv and bwrap's itself (importing :mod:`ctxgate.sandbox` loads
+``subprocess``, ``shutil`` and ``dataclasses``: tens of milliseconds, more than bwrap's own
+start); sandbox-exec goes through :mod:`ctxgate.sandbox.wrap`.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CACHE_NAME", "Detected", "detected", "not_sandboxed_note", "runtime_dir", "wrap"]
+__all__ = ["CACHE_NAME", "Detected", "cache_path", "cache_suffix", "detected", "not_sandboxed_note", "runtime_dir", "which",
+           "wrap"]
 
 CACHE_NAME = "sandbox-mechanism-v1"
-"""The cache file's name in the runtime directory."""
+"""The cache files' name in the runtime directory, before ``-`` and :func:`cache_suffix`."""
 MECHANISMS_ENV = "CTXGATE_SANDBOX_MECHANISMS"
 ENTER_SCRIPT = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sandbox", "_enter.py"
@@ -67,6 +71,24 @@ def _key(env: Any) -> str | None:
     return "\t".join(p.replace("\t", " ").replace("\n", " ") for p in parts)
 
 
+def cache_suffix(key: str) -> str:
+    """Eight hex digits of the key's FNV-1a hash: one cache file per key, so checkouts,
+    interpreters and ``PATH`` values that share a runtime directory (the hooks' shell and
+    the user's) do not overwrite each other's answer and probe again on every call."""
+    h = 0x811C9DC5
+    for byte in key.encode("utf-8", "surrogateescape"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:08x}"
+
+
+def cache_path(env: Any) -> str | None:
+    """Where :func:`detected` keeps this key's answer (None: not remembered here)."""
+    key = _key(env)
+    if key is None:
+        return None
+    return os.path.join(runtime_dir(env), f"{CACHE_NAME}-{cache_suffix(key)}")
+
+
 def _private_dir(path: str) -> bool:
     """Create ``path`` 0700 if missing; whether it is this user's own, private directory."""
     try:
@@ -90,7 +112,7 @@ def detected(env: Any = None) -> Detected:
     env = os.environ if env is None else env
     key = _key(env)
     folder = runtime_dir(env)
-    path = os.path.join(folder, CACHE_NAME)
+    path = os.path.join(folder, f"{CACHE_NAME}-{cache_suffix(key or '')}")
     if key is not None:
         try:
             with open(path, encoding="utf-8") as fh:
@@ -121,9 +143,35 @@ def wrap(found: Detected, argv: list[str]) -> list[str]:
         return list(argv)
     if found.mechanism in ("namespace", "landlock"):
         return [sys.executable, "-I", "-S", ENTER_SCRIPT, found.mechanism, "--", *argv]
+    if found.mechanism == "bwrap":  # ctxgate.sandbox.wrap.bwrap_argv without a cwd
+        return [which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev",
+                "--unshare-pid", "--proc", "/proc", "--die-with-parent", "--", *argv]
     from ctxgate.sandbox.wrap import sandbox_argv
 
     return sandbox_argv(found.mechanism, argv)
+
+
+def which(name: str) -> str | None:
+    """``shutil.which(name)`` for a bare command name (a test holds them equal): importing
+    :mod:`shutil` costs more than the search."""
+    path = os.environ.get("PATH")
+    if path is None:
+        try:
+            path = os.confstr("CS_PATH")
+        except (AttributeError, ValueError):
+            path = os.defpath
+    if not path:
+        return None  # PATH='' finds nothing (PATH=':' looks in the current directory)
+    seen: set[str] = set()
+    for folder in path.split(os.pathsep):
+        if folder in seen:
+            continue
+        seen.add(folder)
+        candidate = os.path.join(folder, name)
+        if (os.path.exists(candidate) and os.access(candidate, os.F_OK | os.X_OK)
+                and not os.path.isdir(candidate)):
+            return candidate
+    return None
 
 
 def not_sandboxed_note(found: Detected) -> str:

@@ -82,6 +82,9 @@ LL_TRUNCATE = 1 << 14
 SAFE_DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 """Device nodes a read-only command may open (writes to them change no stored state)."""
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+RESTORED = tuple(getattr(signal, n) for n in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, n))
+"""Python ignores these; an exec keeps an ignored signal ignored, so the command gets them
+back at their default (``yes | head -1`` then ends quietly, as outside the sandbox)."""
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -338,7 +341,7 @@ def run_landlock(argv: list[str]) -> int:
 # -- shared ------------------------------------------------------------------------------------
 
 def _exec(argv: list[str], ready_w: int | None) -> None:
-    for sig in FORWARDED:
+    for sig in (*FORWARDED, *RESTORED):
         signal.signal(sig, signal.SIG_DFL)
     if ready_w is not None:
         os.write(ready_w, b"ok")
