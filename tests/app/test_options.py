@@ -302,7 +302,8 @@ def test_the_run_quick_parser_parses_as_the_declaration(argv: list[str]) -> None
 @pytest.mark.parametrize(
     "argv",
     [["--raw", "ls"], ["--help"], ["--timeout", "3", "ls"], ["-c"], ["--min-tokens", "x", "ls"],
-     ["--sandbox", "rw", "ls"], ["--separate-stderr", "ls"], ["--explain", "ls"], ["-c", "x", "y"]],
+     ["--sandbox", "rw", "ls"], ["--separate-stderr", "ls"], ["--explain", "ls"], ["-c", "x", "y"],
+     ["--session", "--", "x"], ["--tool", "-x", "ls"]],
 )
 def test_the_run_quick_parser_leaves_the_rest_to_the_full_parser(argv: list[str]) -> None:
     from ctxgate.firewall import passthrough

@@ -194,8 +194,8 @@ def _parse(argv: list[str]) -> dict[str, Any] | None:
         if dest is None or (eq and name == "-c"):
             return None
         if not eq:
-            if i + 1 >= len(argv):
-                return None
+            if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                return None  # `--session -- x`: the full parser refuses a value like that
             value = argv[i + 1]
             i += 1
         opts[dest] = value
