@@ -5,11 +5,12 @@ argparse fast paths (``expand``, ``run``), by the MCP server and by the framewor
 (``expand``); ``hook pre`` and ``hook post`` by typer and their argparse twins. Each
 command's options are declared here once, as :class:`Option` rows; :func:`argparse_parser`
 builds the argparse parser, :func:`mcp_schema` the MCP input schema, and
-:func:`ctxgate.cli._options.typer_signature` the typer parameters, all from the same rows
+:func:`ctxgate.cli._options.with_options` the typer parameters, all from the same rows
 (a test holds the three equal: names, types, defaults). The hand-written quick parsers of
 the hottest paths (:func:`ctxgate.firewall.passthrough._parse`, the exact-option tables of
-:mod:`ctxgate.cli.fast_hook`) do not import this module — it costs a few milliseconds — and
-a test holds each equal to its declaration instead.
+:mod:`ctxgate.cli.fast_hook`) do not import this module (0.3 ms from bytecode, ~3 ms compiled
+from source, on a path whose whole budget is tens of milliseconds), and a test holds each
+equal to its declaration instead.
 
 Standard library only: the argparse fast path imports this before anything heavy.
 """

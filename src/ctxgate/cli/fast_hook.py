@@ -24,8 +24,8 @@ HOOK_PRE_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
 }
 """The options of ``hook pre`` for the exact-option quick parser (``bool``: an on/off pair;
 ``None``: a flag). Hand-written, not read from :data:`ctxgate.app.options.HOOK_PRE`:
-importing the declarations costs a daemon-answered hook a few milliseconds; a test holds
-this table and :data:`HOOK_PRE_DEFAULTS` equal to the declaration."""
+importing the declarations costs a daemon-answered hook 0.3 ms (~3 ms without bytecode); a
+test holds this table and :data:`HOOK_PRE_DEFAULTS` equal to the declaration."""
 HOOK_PRE_DEFAULTS: dict[str, object] = {"harness": "claude-code", "rewrite": True,
                                         "deadline": 30.0}
 """The defaults the quick parser gives ``hook pre`` (the declaration's; a test)."""
