@@ -5,6 +5,7 @@ really builds, not from the declaration)."""
 from __future__ import annotations
 
 import argparse
+import types
 import typing
 from typing import Any
 
@@ -12,7 +13,16 @@ import pytest
 import typer
 
 from ctxgate.app import options
-from ctxgate.app.options import EXPAND, LIST, READ, SEARCH, argparse_parser
+from ctxgate.app.options import (
+    EXPAND,
+    HOOK_POST,
+    HOOK_PRE,
+    LIST,
+    READ,
+    RUN,
+    SEARCH,
+    argparse_parser,
+)
 from ctxgate.cli import build_app
 from ctxgate.integrations._adapter.expand import EXPAND_PARAMETERS
 from ctxgate.integrations.mcp import tools
@@ -22,14 +32,18 @@ CLI_PATHS = {
     "read": ("read",),
     "list": ("archive", "ls"),
     "search": ("archive", "search"),
+    "run": ("run",),
+    "pre": ("hook", "pre"),
+    "post": ("hook", "post"),
 }
 SERVED = {
     "expand": tools.EXPAND_SCHEMA,
     "read": tools.READ_SCHEMA,
     "list": tools.LIST_SCHEMA,
     "search": tools.SEARCH_SCHEMA,
+    "run": tools.RUN_SCHEMA,
 }
-COMMANDS = {c.name: c for c in (EXPAND, READ, LIST, SEARCH)}
+COMMANDS = {c.name: c for c in (EXPAND, READ, LIST, SEARCH, RUN, HOOK_PRE, HOOK_POST)}
 _JSON_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool}
 
 Shape = dict[str, tuple[type, Any, frozenset[str]]]
@@ -43,6 +57,8 @@ def typer_shape(path: tuple[str, ...]) -> Shape:
     shape: Shape = {}
     for p in cmd.params:
         annotation = p.type_descriptor.annotation
+        if typing.get_origin(annotation) in (typing.Union, types.UnionType):  # X | None
+            (annotation,) = [a for a in typing.get_args(annotation) if a is not type(None)]
         many = typing.get_origin(annotation) is list
         kind = typing.get_args(annotation)[0] if many else annotation
         flags = (
@@ -58,11 +74,16 @@ def argparse_shape(parser: argparse.ArgumentParser) -> Shape:
     for action in parser._actions:
         if isinstance(action, argparse._HelpAction):
             continue
+        flags = frozenset(action.option_strings)
+        if isinstance(action, argparse._StoreFalseAction):  # --no-X: the pair's second flag
+            kind, default, on_flags = shape[action.dest]
+            shape[action.dest] = (kind, default, on_flags | flags)
+            continue
         if isinstance(action, argparse._StoreTrueAction):
             kind: type = bool
         else:
             kind = action.type or str
-        shape[action.dest] = (kind, action.default, frozenset(action.option_strings))
+        shape[action.dest] = (kind, action.default, flags)
     return shape
 
 
@@ -87,6 +108,33 @@ def test_typer_and_argparse_options_are_equal(name: str) -> None:
     assert typer_shape(CLI_PATHS[name]) == argparse_shape(parser)
 
 
+@pytest.mark.parametrize(
+    ("module", "function", "call"),
+    [
+        ("fast", "run_main", "argparse_parser(RUN"),
+        ("fast", "expand_main", "argparse_parser(EXPAND"),
+        ("fast_hook", "_parse", "declared.argparse_parser(declaration"),
+    ],
+)
+def test_the_argparse_twins_build_their_parser_from_the_declaration(
+    module: str, function: str, call: str
+) -> None:
+    import importlib
+    import inspect
+
+    source = inspect.getsource(getattr(importlib.import_module(f"ctxgate.cli.{module}"), function))
+    assert call in source
+
+
+def test_the_hook_twins_parse_with_the_declarations_parser() -> None:
+    from ctxgate.cli import fast_hook
+
+    ns = fast_hook._parse(["--no-rewrite", "--deadline", "x"], {}, {}, "pre")
+    assert ns == 2  # the quick parser gave up (empty table); argparse refused `x`
+    ns = fast_hook._parse(["--harness", "codex"], {}, {}, "post")
+    assert vars(ns) == {"harness": "codex"}
+
+
 def test_the_fast_path_parses_expand_as_typer_does() -> None:
     """cli.fast's own parser (the one `ctxgate expand` runs) is the declaration's."""
     import inspect
@@ -105,7 +153,7 @@ def test_the_fast_path_parses_expand_as_typer_does() -> None:
     )
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
+@pytest.mark.parametrize("name", sorted(SERVED))
 def test_the_served_mcp_schema_matches_the_cli(name: str) -> None:
     command = COMMANDS[name]
     cli_only = {opt.name for opt in command.options if opt.mcp_name is None}
@@ -113,8 +161,8 @@ def test_the_served_mcp_schema_matches_the_cli(name: str) -> None:
     assert _without_flags(mcp_shape(command, schema)) == _without_flags(
         typer_shape(CLI_PATHS[name]), cli_only
     )
-    positional = [opt.mcp_name for opt in command.options if opt.positional]
-    assert schema.get("required", []) == positional
+    required = [opt.mcp_name for opt in command.options if opt.required]
+    assert schema.get("required", []) == required
     assert schema["additionalProperties"] is False
 
 
@@ -153,13 +201,111 @@ def test_declared_bounds_are_the_librarys() -> None:
     assert LIST.option("limit").maximum == SEARCH.option("limit").maximum == MAX_LIMIT
 
 
-def test_the_mcp_run_tool_offers_a_subset_of_ctxgate_run() -> None:
-    """``run``'s options are declared by cli/run.py and its argparse twin (held equal in
-    tests/cli/test_fast.py); the MCP ``run`` tool offers some of them, with the same types
-    (``command`` is ``--shell``)."""
-    cli = typer_shape(("run",))
-    schema = tools.RUN_SCHEMA["properties"]
-    renamed = {"command": "shell"}
-    for prop, spec in schema.items():
-        kind, _default, _flags = cli[renamed.get(prop, prop)]
-        assert _JSON_TYPES[spec["type"]] is kind, prop
+def test_the_mcp_run_tool_is_ctxgate_run_shell() -> None:
+    """``command`` is ``--shell``, required in MCP though optional on the CLI (where CMD ARGS
+    may replace it); ``timeout`` must be more than 0."""
+    assert tools.RUN_SCHEMA["required"] == ["command"]
+    assert tools.RUN_SCHEMA["properties"]["timeout"]["exclusiveMinimum"] == 0
+    assert options.from_mcp(RUN, {"command": "ls", "timeout": 2}) == {"shell": "ls", "timeout": 2}
+    from ctxgate.errors import UsageError
+
+    with pytest.raises(UsageError, match="'command' is required"):
+        options.from_mcp(RUN, {"raw": True})
+    with pytest.raises(UsageError, match="'timeout' must be more than 0"):
+        options.from_mcp(RUN, {"command": "ls", "timeout": 0})
+    with pytest.raises(UsageError, match="'timeout' must be a number"):
+        options.from_mcp(RUN, {"command": "ls", "timeout": "5"})
+    with pytest.raises(UsageError, match=r"unknown argument\(s\) \['session'\]"):
+        options.from_mcp(RUN, {"command": "ls", "session": "s"})
+
+
+# ---------------------------------------------------------------- the hand-written quick parsers
+
+
+def _quick_table(command: options.Command) -> dict[str, tuple[tuple[str, ...], type | None]]:
+    """``command`` as :mod:`ctxgate.cli.fast_hook`'s exact-option table writes it."""
+    table: dict[str, tuple[tuple[str, ...], type | None]] = {}
+    for opt in command.options:
+        if opt.kind is bool:
+            table[opt.name] = ((*opt.flags, opt.negation), bool) if opt.negation else (
+                opt.flags, None)
+        else:
+            table[opt.name] = (opt.flags, opt.kind)
+    return table
+
+
+def test_the_hook_quick_tables_are_the_declarations() -> None:
+    from ctxgate.cli import fast_hook
+    from ctxgate.integrations.hooks.supervisor import DEFAULT_DEADLINE_SECONDS
+
+    for command, table, defaults in (
+        (HOOK_PRE, fast_hook.HOOK_PRE_OPTIONS, fast_hook.HOOK_PRE_DEFAULTS),
+        (HOOK_POST, fast_hook.HOOK_POST_OPTIONS, fast_hook.HOOK_POST_DEFAULTS),
+    ):
+        assert table == _quick_table(command)
+        # the quick parser gives a plain flag False and an unset option None by itself
+        assert defaults == {
+            opt.name: opt.default
+            for opt in command.options
+            if opt.default is not None and not (opt.kind is bool and not opt.negation)
+        }
+    assert HOOK_PRE.option("deadline").default == DEFAULT_DEADLINE_SECONDS
+
+
+def test_a_changed_declaration_is_seen_by_the_hook_table_test() -> None:
+    from ctxgate.cli import fast_hook
+
+    widened = options.Command(
+        "pre", "", (*HOOK_PRE.options, options.Option("quiet", ("--quiet",), bool, False))
+    )
+    assert fast_hook.HOOK_PRE_OPTIONS != _quick_table(widened)
+
+
+def test_the_run_quick_parser_knows_only_declared_flags() -> None:
+    from ctxgate.firewall import passthrough
+
+    for flag, dest in passthrough._OPTIONS.items():
+        assert flag in RUN.option(dest).flags, flag
+    known = set(passthrough._OPTIONS.values())
+    for opt in RUN.options:  # every flag of a known option is known (`-c` and `--shell`)
+        if opt.name in known:
+            assert set(opt.flags) <= set(passthrough._OPTIONS), opt.name
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--", "ls", "-l"],
+        ["ls", "-l"],
+        ["-c", "echo hi"],
+        ["--shell=echo hi"],
+        ["--tool", "bash", "--session", "s1", "--", "git", "status"],
+        ["--tool=bash", "--min-tokens", "50", "ls"],
+        ["--sandbox", "read-only", "-c", "ls"],
+        ["--min-tokens=0", "--", "true"],
+        ["--session=s2", "x"],
+    ],
+)
+def test_the_run_quick_parser_parses_as_the_declaration(argv: list[str]) -> None:
+    """Whatever :func:`ctxgate.firewall.passthrough._parse` answers, ``ctxgate run``'s
+    declared parser (argparse, held equal to typer above) answers the same."""
+    from ctxgate.firewall import passthrough
+
+    quick = passthrough._parse(argv)
+    assert quick is not None, argv
+    ns = vars(argparse_parser(RUN, "ctxgate run").parse_args(argv))
+    if ns["argv"][:1] == ["--"]:
+        ns["argv"] = ns["argv"][1:]
+    assert quick == {name: ns[name] for name in quick}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--raw", "ls"], ["--help"], ["--timeout", "3", "ls"], ["-c"], ["--min-tokens", "x", "ls"],
+     ["--sandbox", "rw", "ls"], ["--separate-stderr", "ls"], ["--explain", "ls"], ["-c", "x", "y"],
+     ["--session", "--", "x"], ["--tool", "-x", "ls"]],
+)
+def test_the_run_quick_parser_leaves_the_rest_to_the_full_parser(argv: list[str]) -> None:
+    from ctxgate.firewall import passthrough
+
+    assert passthrough._parse(argv) is None

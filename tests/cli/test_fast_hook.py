@@ -44,12 +44,13 @@ def _typer_parse(command: str, argv: list[str]) -> dict:
 
 
 def _fast_parse(command: str, argv: list[str]) -> dict:
-    from ctxgate.integrations.hooks.supervisor import DEFAULT_DEADLINE_SECONDS
-
     options = HOOK_PRE_OPTIONS if command == "pre" else HOOK_POST_OPTIONS
-    defaults = {"harness": "claude-code", "rewrite": True, "deadline": DEFAULT_DEADLINE_SECONDS}
-    parser = fast_hook._parser(f"ctxgate hook {command}", "", options, defaults)
-    return vars(parser.parse_args(argv))
+    defaults = (fast_hook.HOOK_PRE_DEFAULTS if command == "pre"
+                else fast_hook.HOOK_POST_DEFAULTS)
+    ns = fast_hook._parse(argv, options, defaults, command)
+    if isinstance(ns, int):  # argparse's usage error (or --help), as pre_main returns it
+        raise SystemExit(ns)
+    return vars(ns)
 
 
 @pytest.mark.parametrize(("command", "argv"), [
@@ -126,6 +127,7 @@ def test_a_call_the_daemon_answers_imports_no_typer_settings_or_gate(tmp_path: P
             if start[0] == "-S":
                 heavy += ["site", "typing"]  # and nothing the site-packages .pth files load
                 heavy += ["re", "enum", "argparse", "json", "shutil", "signal", "subprocess"]
+                heavy += ["ctxgate.app.options"]  # the quick parser keeps its own table
             for name in heavy:
                 assert name not in imported, (start, name)
     finally:
@@ -150,14 +152,15 @@ def test_a_call_the_daemon_answers_imports_no_typer_settings_or_gate(tmp_path: P
 ])
 def test_the_simple_hook_parser_agrees_with_argparse(argv: list[str]) -> None:
     """`_parse_simple` answers only what argparse would answer the same way (else None)."""
-    from ctxgate.cli.fast_hook import _parse_simple, _parser
+    from ctxgate.app.options import HOOK_POST, HOOK_PRE, argparse_parser
+    from ctxgate.cli.fast_hook import HOOK_POST_DEFAULTS, HOOK_PRE_DEFAULTS, _parse_simple
 
-    for options, defaults in ((HOOK_PRE_OPTIONS, {"harness": "claude-code", "rewrite": True,
-                                                  "deadline": 30.0}),
-                              (HOOK_POST_OPTIONS, {"harness": "claude-code"})):
+    for options, defaults, command in ((HOOK_PRE_OPTIONS, HOOK_PRE_DEFAULTS, HOOK_PRE),
+                                       (HOOK_POST_OPTIONS, HOOK_POST_DEFAULTS, HOOK_POST)):
         simple = _parse_simple(argv, options, defaults)
+        parser = argparse_parser(command, "p", allow_abbrev=False)
         try:
-            parsed = vars(_parser("p", "d", options, defaults).parse_args(argv))
+            parsed = vars(parser.parse_args(argv))
         except SystemExit:
             parsed = None
         if simple is not None:

@@ -1,11 +1,16 @@
 """One declaration of each command's options, from which every front end's schema comes.
 
-``expand``, ``read``, ``list`` and ``search`` are offered by the typer CLI, by the argparse
-fast path (``expand``), by the MCP server and by the framework adapters (``expand``). Each
+``expand``, ``read``, ``list``, ``search`` and ``run`` are offered by the typer CLI, by the
+argparse fast paths (``expand``, ``run``), by the MCP server and by the framework adapters
+(``expand``); ``hook pre`` and ``hook post`` by typer and their argparse twins. Each
 command's options are declared here once, as :class:`Option` rows; :func:`argparse_parser`
 builds the argparse parser, :func:`mcp_schema` the MCP input schema, and
-:func:`ctxgate.cli._options.typer_signature` the typer parameters, all from the same rows
-(a test holds the three equal: names, types, defaults).
+:func:`ctxgate.cli._options.with_options` the typer parameters, all from the same rows
+(a test holds the three equal: names, types, defaults). The hand-written quick parsers of
+the hottest paths (:func:`ctxgate.firewall.passthrough._parse`, the exact-option tables of
+:mod:`ctxgate.cli.fast_hook`) do not import this module (0.3 ms from bytecode, ~3 ms compiled
+from source, on a path whose whole budget is tens of milliseconds), and a test holds each
+equal to its declaration instead.
 
 Standard library only: the argparse fast path imports this before anything heavy.
 """
@@ -20,8 +25,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPAND",
+    "HOOK_POST",
+    "HOOK_PRE",
     "LIST",
     "READ",
+    "RUN",
     "SEARCH",
     "Command",
     "Option",
@@ -41,8 +49,11 @@ class Option:
     ``None``: a CLI-only option such as an output format); ``mcp_help`` the MCP description
     when it differs from ``help`` (which names CLI flags; ``""``: none); ``minimum`` and
     ``maximum`` the bounds the schema states; ``many``: a positional argument of several
-    words (CLI), joined by spaces, one string in MCP; ``cli=False``: offered to the model
-    only.
+    words (CLI), joined by spaces, one string in MCP; ``remainder``: a positional argument
+    that takes every word left (``run``'s command, after ``--``; optional); ``cli=False``:
+    offered to the model only; ``negation``: the flag that turns a ``bool`` option off
+    (``--no-rewrite``); ``mcp_required``: the MCP schema requires it (positional arguments
+    always are); ``exclusive_minimum``: a bound the value must exceed.
 
     A plain class rather than a dataclass: this module is imported by the argparse fast
     path, where generating dataclass methods is a measurable share of the start.
@@ -51,6 +62,7 @@ class Option:
     __slots__ = (
         "cli",
         "default",
+        "exclusive_minimum",
         "flags",
         "help",
         "kind",
@@ -58,9 +70,12 @@ class Option:
         "maximum",
         "mcp",
         "mcp_help",
+        "mcp_required",
         "metavar",
         "minimum",
         "name",
+        "negation",
+        "remainder",
     )
 
     def __init__(
@@ -78,11 +93,17 @@ class Option:
         metavar: str | None = None,
         many: bool = False,
         cli: bool = True,
+        remainder: bool = False,
+        negation: str | None = None,
+        mcp_required: bool = False,
+        exclusive_minimum: float | None = None,
     ) -> None:
         self.name, self.flags, self.kind, self.default = name, flags, kind, default
         self.help, self.mcp, self.mcp_help = help, mcp, mcp_help
         self.minimum, self.maximum, self.metavar = minimum, maximum, metavar
         self.many, self.cli = many, cli
+        self.remainder, self.negation = remainder, negation
+        self.mcp_required, self.exclusive_minimum = mcp_required, exclusive_minimum
 
     def __repr__(self) -> str:
         return f"Option({self.name!r}, {self.flags!r}, {self.kind.__name__})"
@@ -90,6 +111,11 @@ class Option:
     @property
     def positional(self) -> bool:
         return not self.flags
+
+    @property
+    def required(self) -> bool:
+        """The MCP schema requires it."""
+        return (self.positional and not self.remainder) or self.mcp_required
 
     @property
     def mcp_name(self) -> str | None:
@@ -332,6 +358,165 @@ SEARCH = Command(
 )
 """``ctxgate archive search`` / the MCP ``search`` tool."""
 
+RUN = Command(
+    "run",
+    "Run a command; print its output, or a digest plus an archive id when it is large.",
+    (
+        Option(
+            "argv",
+            (),
+            str,
+            help="The command and its arguments, after `--`.",
+            metavar="-- CMD [ARGS]...",
+            many=True,
+            remainder=True,
+            mcp=None,
+        ),
+        Option(
+            "shell",
+            ("-c", "--shell"),
+            str,
+            help="Run this shell string with bash -c instead of CMD ARGS.",
+            mcp="command",
+            mcp_help="Shell command (bash -c).",
+            mcp_required=True,
+        ),
+        Option(
+            "raw",
+            ("--raw",),
+            bool,
+            False,
+            help="Print the output verbatim, live; archived, never digested.",
+            mcp_help="Return the output verbatim (still archived).",
+        ),
+        Option(
+            "inline",
+            ("--inline",),
+            bool,
+            False,
+            help="Verbatim when the output fits [firewall] inline_max_bytes (default 32,768 "
+            "bytes).",
+            mcp_help="Verbatim up to the inline byte cap.",
+        ),
+        Option(
+            "explain",
+            ("--explain",),
+            bool,
+            False,
+            help="Print the decision, its reason and the archive id on stderr.",
+            mcp=None,
+        ),
+        Option(
+            "tool",
+            ("--tool",),
+            str,
+            "shell",
+            help="Tool name recorded and used for the decision.",
+            mcp=None,  # the MCP tool records its calls as "bash"
+        ),
+        Option(
+            "timeout",
+            ("--timeout",),
+            float,
+            help="Stop the command after this many seconds (SIGTERM, then SIGKILL; exit code "
+            "124).",
+            mcp_help="Seconds.",
+            exclusive_minimum=0,
+        ),
+        Option(
+            "separate_stderr",
+            ("--separate-stderr",),
+            bool,
+            False,
+            help="Archive and digest stderr apart from stdout (default: merged in write order).",
+            mcp=None,
+        ),
+        Option(
+            "session",
+            ("--session",),
+            str,
+            help="Session or run id recorded with the archive entry.",
+            mcp=None,
+        ),
+        Option(
+            "min_tokens",
+            ("--min-tokens",),
+            int,
+            help="Digest outputs of at least this many tokens [default: [firewall] min_tokens, "
+            "2,000].",
+            mcp=None,
+        ),
+        Option(
+            "sandbox",
+            ("--sandbox",),
+            str,
+            help="read-only: run where the command cannot write (bwrap, a read-only mount "
+            "namespace or Landlock; sandbox-exec on macOS); unsandboxed, with a note, where "
+            "none is available (see `ctxgate doctor`). The hooks add it to fast-path allows.",
+            mcp=None,
+        ),
+    ),
+)
+"""``ctxgate run`` / the MCP ``run`` tool (``command`` is ``--shell``). The small-output
+quick parser (:func:`ctxgate.firewall.passthrough._parse`) is held equal to it by a test."""
+
+_HARNESS = Option(
+    "harness",
+    ("--harness",),
+    str,
+    "claude-code",
+    help="Harness: claude-code or codex (each has its own reply format; see docs/hooks.md).",
+    mcp=None,
+)
+
+HOOK_PRE = Command(
+    "pre",
+    "PreToolUse: judge the call; deny, or allow (and wrap shell commands). Fails closed.",
+    (
+        _HARNESS,
+        Option(
+            "rewrite",
+            ("--rewrite",),
+            bool,
+            True,
+            help="Route allowed shell commands through `ctxgate run` (archive + digest).",
+            negation="--no-rewrite",
+            mcp=None,
+        ),
+        Option(
+            "approve",
+            ("--approve",),
+            bool,
+            False,
+            help="On allow, also skip the harness's own permission prompt.",
+            mcp=None,
+        ),
+        Option(
+            "backend",
+            ("--backend",),
+            str,
+            help="Decision backend (default: [gate] backend).",
+            mcp=None,
+        ),
+        Option(
+            "deadline",
+            ("--deadline",),
+            float,
+            30.0,  # ctxgate.integrations.hooks.supervisor.DEFAULT_DEADLINE_SECONDS (a test)
+            help="Seconds after which the call is blocked, whatever is running.",
+            mcp=None,
+        ),
+    ),
+)
+"""``ctxgate hook pre`` (typer and :mod:`ctxgate.cli.fast_hook`)."""
+
+HOOK_POST = Command(
+    "post",
+    "PostToolUse: digest a large firewallable output; prints nothing for small ones.",
+    (_HARNESS,),
+)
+"""``ctxgate hook post``."""
+
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
@@ -347,6 +532,8 @@ def mcp_schema(command: Command) -> dict[str, Any]:
         prop: dict[str, Any] = {"type": _JSON_TYPES[opt.kind]}
         if opt.minimum is not None:
             prop["minimum"] = opt.minimum
+        if opt.exclusive_minimum is not None:
+            prop["exclusiveMinimum"] = opt.exclusive_minimum
         if opt.maximum is not None:
             prop["maximum"] = opt.maximum
         if opt.default is not None:
@@ -355,7 +542,7 @@ def mcp_schema(command: Command) -> dict[str, Any]:
         if description:
             prop["description"] = description
         properties[name] = prop
-        if opt.positional:
+        if opt.required:
             required.append(name)
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
@@ -384,8 +571,8 @@ def from_mcp(command: Command, arguments: Mapping[str, Any]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for name, opt in offered.items():
         value = arguments.get(name)
-        if value is None or (opt.positional and value == ""):
-            if opt.positional:
+        if value is None or (opt.required and value == ""):
+            if opt.required:
                 raise UsageError(f"{tool}: {name!r} is required")
             continue
         if opt.kind is int and (not isinstance(value, int) or isinstance(value, bool)):
@@ -394,6 +581,13 @@ def from_mcp(command: Command, arguments: Mapping[str, Any]) -> dict[str, Any]:
             raise UsageError(f"{tool}: {name!r} must be a string, got {value!r}")
         if opt.kind is bool and not isinstance(value, bool):  # "false" is a truthy string
             raise UsageError(f"{tool}: {name!r} must be true or false, got {value!r}")
+        if opt.kind is float:
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise UsageError(f"{tool}: {name!r} must be a number, got {value!r}")
+            if opt.exclusive_minimum is not None and not value > opt.exclusive_minimum:
+                raise UsageError(
+                    f"{tool}: {name!r} must be more than {opt.exclusive_minimum}, got {value!r}"
+                )
         values[opt.name] = value
     return values
 
@@ -408,11 +602,14 @@ def argparse_parser(command: Command, prog: str, **settings: Any) -> argparse.Ar
         if not opt.cli:
             continue
         if opt.positional:
-            parser.add_argument(
-                opt.name, metavar=opt.metavar or opt.name.upper(), nargs="+" if opt.many else None
-            )
+            nargs = argparse.REMAINDER if opt.remainder else "+" if opt.many else None
+            parser.add_argument(opt.name, metavar=opt.metavar or opt.name.upper(), nargs=nargs)
         elif opt.kind is bool:
-            parser.add_argument(*opt.flags, dest=opt.name, action="store_true")
+            parser.add_argument(
+                *opt.flags, dest=opt.name, action="store_true", default=opt.default
+            )
+            if opt.negation:
+                parser.add_argument(opt.negation, dest=opt.name, action="store_false")
         else:
             parser.add_argument(*opt.flags, dest=opt.name, type=opt.kind, default=opt.default)
     return parser

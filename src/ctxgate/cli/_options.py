@@ -50,11 +50,17 @@ def typer_parameters(command: Any) -> list[Any]:
         if not opt.cli:
             continue
         kind: Any = list[opt.kind] if opt.many else opt.kind
-        if opt.positional:
-            info: Any = typer.Argument(metavar=opt.metavar, help=opt.help)
-            default: Any = inspect.Parameter.empty
+        if opt.remainder:  # optional: every word left (after `--`)
+            info: Any = typer.Argument(metavar=opt.metavar, help=opt.help, show_default=False)
+            default: Any = None
+            kind = kind | None
+        elif opt.positional:
+            info = typer.Argument(metavar=opt.metavar, help=opt.help)
+            default = inspect.Parameter.empty
         else:
-            info = typer.Option(*opt.flags, help=opt.help,
+            flags = (f"{opt.flags[0]}/{opt.negation}", *opt.flags[1:]) if opt.negation \
+                else opt.flags
+            info = typer.Option(*flags, help=opt.help,
                                 show_default=opt.default is not None)
             default = opt.default
             if opt.default is None:

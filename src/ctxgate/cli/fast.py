@@ -3,13 +3,19 @@
 ``ctxgate`` starts once per tool call from agent hooks; typer 0.29 costs 0.1-0.3 s per process
 before any command runs (it validates every parameter through pydantic). :func:`cli.main`
 dispatches ``expand`` and ``run`` here (``run`` is what the hooks wrap every shell
-command in); the typer command stays the documented one (``--help``) and a
-test keeps both option sets identical. Nothing here imports typer.
+command in); the typer command stays the documented one (``--help``). Both read their options
+from :mod:`ctxgate.app.options` (a test keeps them identical), run through
+:class:`ctxgate.app.App` and end through :mod:`ctxgate.app.errors`. Nothing here imports
+typer.
 """
 
 from __future__ import annotations
 
-__all__ = ["RUN_OPTIONS", "execute_run", "expand_main", "expand_values", "run_main", "write_view"]
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the fast path must not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["execute_run", "expand_main", "expand_values", "run_main", "write_view"]
 
 def write_view(view, json_output: bool) -> None:
     """Print a view (text, or one JSON object with its paging facts) as UTF-8."""
@@ -65,73 +71,49 @@ def expand_main(argv: list[str]) -> int:
     return 0
 
 
-RUN_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
-    "shell": (("-c", "--shell"), str), "raw": (("--raw",), None),
-    "inline": (("--inline",), None), "explain": (("--explain",), None),
-    "tool": (("--tool",), str), "timeout": (("--timeout",), float),
-    "separate_stderr": (("--separate-stderr",), None), "session": (("--session",), str),
-    "min_tokens": (("--min-tokens",), int), "sandbox": (("--sandbox",), str),
-}
-"""The options of ``ctxgate run``, for the argparse twin (a test keeps them in step)."""
-
-
 def run_main(argv: list[str]) -> int:
-    """Run ``run`` from ``argv`` (without the word ``run``) on argparse; returns the exit code."""
-    import argparse
-    import sys
-
+    """Run ``run`` from ``argv`` (without the word ``run``) on argparse (the parser of
+    :data:`ctxgate.app.options.RUN`); returns the exit code and prints ``ctxgate: ErrorType:
+    message`` on ctxgate errors (:func:`ctxgate.app.errors.report`), like ``cli.main``."""
+    from ctxgate.app.options import RUN, argparse_parser
     from ctxgate.errors import CtxgateError
 
-    parser = argparse.ArgumentParser(prog="ctxgate run", description="Run a command; print its "
-                                     "output, or a digest plus an archive id when it is large.")
-    for dest, (flags, kind) in RUN_OPTIONS.items():
-        if kind is None:
-            parser.add_argument(*flags, dest=dest, action="store_true")
-        else:
-            parser.add_argument(*flags, dest=dest, type=kind,
-                                default="shell" if dest == "tool" else None)
-    parser.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS]")
     try:
-        ns = parser.parse_args(argv)
-    except SystemExit as exc:
+        ns = argparse_parser(RUN, "ctxgate run").parse_args(argv)
+    except SystemExit as exc:  # argparse usage errors exit 2, --help exits 0
         return int(exc.code or 0)
-    command = ns.argv[1:] if ns.argv[:1] == ["--"] else ns.argv
+    values = vars(ns)
+    command = values.pop("argv") or []
+    if command[:1] == ["--"]:
+        command = command[1:]
     try:
-        return execute_run(command, shell=ns.shell, raw=ns.raw, inline=ns.inline,
-                           explain=ns.explain, tool=ns.tool, timeout=ns.timeout,
-                           separate_stderr=ns.separate_stderr, session=ns.session,
-                           min_tokens=ns.min_tokens, sandbox=ns.sandbox)
+        return execute_run(command, **values)
     except CtxgateError as exc:
-        print(f"ctxgate: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return exc.exit_code
+        from ctxgate.app.errors import report
+
+        return report(exc)
 
 
-def execute_run(argv: list[str], *, shell: str | None = None, raw: bool = False,
-                inline: bool = False, explain: bool = False, tool: str = "shell",
-                timeout: float | None = None, separate_stderr: bool = False,
-                session: str | None = None, min_tokens: int | None = None,
-                sandbox: str | None = None) -> int:
-    """The body of ``ctxgate run`` (both front ends): run, print, return the exit code."""
+def execute_run(argv: list[str], *, explain: bool = False, min_tokens: int | None = None,
+                **options: Any) -> int:
+    """The body of ``ctxgate run`` (both front ends): run through :meth:`ctxgate.app.App.run`,
+    print, return the exit code. ``options`` are :data:`ctxgate.app.options.RUN`'s other
+    keywords (``shell``, ``raw``, ``tool`` …); ctxgate errors are raised, for the caller's
+    :func:`ctxgate.app.errors.report`."""
     import sys
 
-    from ctxgate.archive.failure import open_archive
+    from ctxgate.app.application import App
     from ctxgate.firewall import memtune
-    from ctxgate.firewall.run import run_command
-    from ctxgate.settings import load_config
 
     memtune.allow()  # this process is ctxgate run's own: the allocator may be tuned
-    config = load_config({"firewall": {"min_tokens": min_tokens}})
-    archive, _ = open_archive(config.home, config.archive)  # a broken one never blocks the run
-    try:
-        result = run_command(
-            argv if argv else None, shell=shell, archive=archive, policy=config.firewall,
-            tool=tool, raw=raw, inline=inline, timeout=timeout,
-            separate_stderr=separate_stderr, session_id=session,
-            stdin=None,  # inherited: `cat x.json | ctxgate run -- jq .` works
-            sandbox=sandbox,
-        )
-    finally:
-        archive.close()
+    session = options.pop("session", None)
+    app = App(settings={"firewall": {"min_tokens": min_tokens}})
+    app.config  # noqa: B018 - a bad configuration is reported before the command starts
+    result = app.run(
+        argv if argv else None, session_id=session,
+        stdin=None,  # inherited: `cat x.json | ctxgate run -- jq .` works
+        **options,
+    )
     if explain:
         for res in result.results:
             stream = res.entry.extra.get("stream", "output") if res.entry else "output"

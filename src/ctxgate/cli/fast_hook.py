@@ -1,7 +1,9 @@
 """Argparse twins of ``hook pre`` and ``hook post``: a tool call's hooks start without typer.
 
 :func:`ctxgate.cli.main` sends ``hook pre`` and ``hook post`` here (``--help`` goes to typer,
-the documented command; a test keeps both option sets equal). Each asks the warm decision
+the documented command). Their argparse parsers come from :data:`ctxgate.app.options.HOOK_PRE`
+and ``HOOK_POST``; the exact-option quick parser that answers the usual argv without
+importing argparse or the declarations keeps its own table, held equal to them by a test. Each asks the warm decision
 daemon first (:mod:`ctxgate.gate.daemon`), which answers with what the in-process hook would
 have printed, byte for byte; when no daemon can answer it decides in-process with the same
 functions (:mod:`ctxgate.integrations.hooks.entry`). ``hook pre`` runs under the supervisor
@@ -12,7 +14,7 @@ Imports stay lazy: a call the daemon answers loads no gate, settings or pydantic
 
 from __future__ import annotations
 
-__all__ = ["HOOK_POST_OPTIONS", "HOOK_PRE_OPTIONS", "POST_TIMEOUT_SECONDS", "SERVICE",
+__all__ = ["HOOK_POST_DEFAULTS", "HOOK_POST_OPTIONS", "HOOK_PRE_DEFAULTS", "HOOK_PRE_OPTIONS", "POST_TIMEOUT_SECONDS", "SERVICE",
            "hook_command_prefix", "leave", "post_main", "pre_main"]
 
 HOOK_PRE_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
@@ -20,11 +22,19 @@ HOOK_PRE_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
     "approve": (("--approve",), None), "backend": (("--backend",), str),
     "deadline": (("--deadline",), float),
 }
-"""The options of ``hook pre`` (``bool``: an on/off pair; ``None``: a flag)."""
+"""The options of ``hook pre`` for the exact-option quick parser (``bool``: an on/off pair;
+``None``: a flag). Hand-written, not read from :data:`ctxgate.app.options.HOOK_PRE`:
+importing the declarations costs a daemon-answered hook 0.3 ms (~3 ms without bytecode); a
+test holds this table and :data:`HOOK_PRE_DEFAULTS` equal to the declaration."""
+HOOK_PRE_DEFAULTS: dict[str, object] = {"harness": "claude-code", "rewrite": True,
+                                        "deadline": 30.0}
+"""The defaults the quick parser gives ``hook pre`` (the declaration's; a test)."""
 HOOK_POST_OPTIONS: dict[str, tuple[tuple[str, ...], type | None]] = {
     "harness": (("--harness",), str),
 }
-"""The options of ``hook post``."""
+"""The options of ``hook post`` (quick parser; held equal to
+:data:`ctxgate.app.options.HOOK_POST`)."""
+HOOK_POST_DEFAULTS: dict[str, object] = {"harness": "claude-code"}
 
 SERVICE = "ctxgate.integrations.hooks.served"
 """The daemon service hooks ask (a test holds it equal to that module's name)."""
@@ -96,21 +106,23 @@ def _parse_simple(argv: list[str], options: dict, defaults: dict):
     return SimpleNamespace(**values)
 
 
-def _parser(prog: str, description: str, options: dict, defaults: dict):
-    import argparse
+def _parse(argv: list[str], options: dict, defaults: dict, command: str):
+    """``argv`` by the quick parser, else by the argparse parser of ``command``'s declaration
+    (:mod:`ctxgate.app.options`, imported only then); an ``int`` is the exit status of a
+    usage error or ``--help``."""
+    ns = _parse_simple(argv, options, defaults)
+    if ns is not None:
+        return ns
+    from ctxgate.app import options as declared
 
+    declaration = declared.HOOK_PRE if command == "pre" else declared.HOOK_POST
     # no abbreviations: typer refuses `--harn`, and the supervisor reads `--deadline` whole
-    parser = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
-    for dest, (flags, kind) in options.items():
-        if kind is None:
-            parser.add_argument(*flags, dest=dest, action="store_true")
-        elif kind is bool:
-            parser.add_argument(flags[0], dest=dest, action="store_true",
-                                default=defaults[dest])
-            parser.add_argument(flags[1], dest=dest, action="store_false")
-        else:
-            parser.add_argument(*flags, dest=dest, type=kind, default=defaults.get(dest))
-    return parser
+    parser = declared.argparse_parser(declaration, f"ctxgate hook {command}",
+                                      allow_abbrev=False)
+    try:
+        return parser.parse_args(argv)
+    except SystemExit as exc:  # usage error: exit 2 (for ``hook pre``, a block)
+        return int(exc.code or 0)
 
 
 def _write_all(fd: int, text: str) -> None:
@@ -154,20 +166,13 @@ def pre_main(argv: list[str]) -> int:
     from ctxgate.integrations.hooks.supervisor import (
         BLOCK_EXIT,
         BLOCK_PREFIX,
-        DEFAULT_DEADLINE_SECONDS,
         is_worker,
     )
 
     started = time.monotonic()
-    defaults = {"harness": "claude-code", "rewrite": True, "deadline": DEFAULT_DEADLINE_SECONDS}
-    ns = _parse_simple(argv, HOOK_PRE_OPTIONS, defaults)
-    if ns is None:
-        parser = _parser("ctxgate hook pre", "PreToolUse: judge the call; deny, or allow (and "
-                         "wrap shell commands). Fails closed.", HOOK_PRE_OPTIONS, defaults)
-        try:
-            ns = parser.parse_args(argv)
-        except SystemExit as exc:  # usage error: exit 2 is a block
-            return int(exc.code or 0)
+    ns = _parse(argv, HOOK_PRE_OPTIONS, HOOK_PRE_DEFAULTS, "pre")
+    if isinstance(ns, int):
+        return ns
     timer = None
     if not is_worker():  # no supervisor (no fork): the in-process watchdog, as typer's pre
         import threading
@@ -251,15 +256,9 @@ def post_main(argv: list[str]) -> int:
             signal.signal(getattr(signal, name),
                           lambda signum, _frame: post_fault(
                               f"interrupted by {signal.Signals(signum).name}"))
-    ns = _parse_simple(argv, HOOK_POST_OPTIONS, {"harness": "claude-code"})
-    if ns is None:
-        parser = _parser("ctxgate hook post", "PostToolUse: digest a large firewallable "
-                         "output; prints nothing for small ones.", HOOK_POST_OPTIONS,
-                         {"harness": "claude-code"})
-        try:
-            ns = parser.parse_args(argv)
-        except SystemExit as exc:
-            return int(exc.code or 0)
+    ns = _parse(argv, HOOK_POST_OPTIONS, HOOK_POST_DEFAULTS, "post")
+    if isinstance(ns, int):
+        return ns
     try:
         raw = sys.stdin.buffer.read()
         stdout = _post(raw, ns.harness)

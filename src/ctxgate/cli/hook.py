@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 
-from ctxgate.integrations.hooks.supervisor import DEFAULT_DEADLINE_SECONDS
+from ctxgate.app.options import HOOK_POST, HOOK_PRE
+from ctxgate.cli._options import with_options
 
 hook_app = typer.Typer(
     name="hook",
@@ -16,8 +17,7 @@ hook_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-_HARNESS_HELP = ("Harness: claude-code or codex (each has its own reply format; see "
-                 "docs/hooks.md).")
+_HARNESS_HELP = HOOK_POST.option("harness").help
 
 
 def _emit(response) -> None:
@@ -41,19 +41,8 @@ POST_FAULT_EXIT = 1
 
 
 @hook_app.command("pre")
-def pre(
-    harness: Annotated[str, typer.Option("--harness", help=_HARNESS_HELP)] = "claude-code",
-    rewrite: Annotated[bool, typer.Option(
-        "--rewrite/--no-rewrite",
-        help="Route allowed shell commands through `ctxgate run` (archive + digest).")] = True,
-    approve: Annotated[bool, typer.Option(
-        "--approve", help="On allow, also skip the harness's own permission prompt.")] = False,
-    backend: Annotated[str | None, typer.Option(
-        "--backend", help="Decision backend (default: [gate] backend).")] = None,
-    deadline: Annotated[float, typer.Option(
-        "--deadline", help="Seconds after which the call is blocked, whatever is running.")
-    ] = DEFAULT_DEADLINE_SECONDS,
-) -> None:
+@with_options(HOOK_PRE)
+def pre(**values: Any) -> None:
     """PreToolUse: judge the call; deny, or allow (and wrap shell commands). Fails closed.
 
     Example:
@@ -62,6 +51,8 @@ def pre(
     import os
     import threading
 
+    harness, rewrite, approve, backend, deadline = (
+        values[name] for name in ("harness", "rewrite", "approve", "backend", "deadline"))
     from ctxgate.integrations.hooks.handlers import BLOCK_EXIT, HookResponse
     from ctxgate.integrations.hooks.supervisor import BLOCK_PREFIX, is_worker
 
@@ -99,9 +90,8 @@ def _pre(harness: str, rewrite: bool, approve: bool, backend: str | None):
 
 
 @hook_app.command("post")
-def post(
-    harness: Annotated[str, typer.Option("--harness", help=_HARNESS_HELP)] = "claude-code",
-) -> None:
+@with_options(HOOK_POST)
+def post(**values: Any) -> None:
     """PostToolUse: digest a large firewallable output; prints nothing for small ones.
 
     Example:
@@ -115,7 +105,7 @@ def post(
                           lambda signum, _frame: _post_fault(
                               f"interrupted by {signal.Signals(signum).name}"))
     try:
-        response = _post(harness)
+        response = _post(values["harness"])
     except Exception as exc:  # noqa: BLE001 - the output then reaches the model unchanged
         _post_fault(f"{type(exc).__name__}: {exc}")
     if response.stdout:

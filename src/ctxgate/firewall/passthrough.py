@@ -199,8 +199,8 @@ def _parse(argv: list[str]) -> dict[str, Any] | None:
         if dest is None or (eq and name == "-c"):
             return None
         if not eq:
-            if i + 1 >= len(argv):
-                return None
+            if i + 1 >= len(argv) or argv[i + 1].startswith("-"):
+                return None  # `--session -- x`: the full parser refuses a value like that
             value = argv[i + 1]
             i += 1
         opts[dest] = value
@@ -471,19 +471,21 @@ def _continue(
     from ctxgate._launch import ensure_site
 
     ensure_site()  # zstandard, the tokenizer … live in site-packages
+    from ctxgate.app.application import App
     from ctxgate.errors import CtxgateError
 
     try:
-        from ctxgate.archive.failure import open_archive
         from ctxgate.firewall import memtune
         from ctxgate.firewall.run import resume_command
-        from ctxgate.settings import load_config
 
         memtune.allow()  # ctxgate run's own process: the allocator may be tuned
 
-        config = load_config({"firewall": {"min_tokens": opts["min_tokens"]}})
+        app = App(settings={"firewall": {"min_tokens": opts["min_tokens"]}})
+        policy = app.config.firewall
     except CtxgateError as exc:  # the command is already running: show its output whole
-        sys.stderr.write(f"ctxgate: {type(exc).__name__}: {exc}\n")
+        from ctxgate.app.errors import cli_message
+
+        sys.stderr.write(cli_message(exc) + "\n")
         sys.stderr.flush()
         return _drain(child, fd, head, signals)
     command = opts["shell"] if opts["shell"] is not None else _join(opts["argv"])
@@ -492,15 +494,14 @@ def _continue(
         from ctxgate.sandbox.wrap import ReadOnlyRun
 
         guard = ReadOnlyRun("read-only", info=found)
-    archive, _ = open_archive(config.home, config.archive)
-    try:
+    with app.open_archive(failsafe=True) as archive:  # a broken archive never blocks the run
         result = resume_command(
             child,
             fd,
             head,
             command=command,
             archive=archive,
-            policy=config.firewall,
+            policy=policy,
             tool=opts["tool"],
             session_id=opts["session"],
             guard=guard,
@@ -510,8 +511,6 @@ def _continue(
             killed=signals.killed,
             exited_at=exited_at,
         )
-    finally:
-        archive.close()
     return result.exit_code
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ctxgate.app.errors import mcp_error
-from ctxgate.app.options import EXPAND, LIST, READ, SEARCH, from_mcp, mcp_schema
+from ctxgate.app.options import EXPAND, LIST, READ, RUN, SEARCH, from_mcp, mcp_schema
 from ctxgate.errors import CtxgateError, UsageError
 
 if TYPE_CHECKING:
@@ -30,17 +30,9 @@ RUN_TOOL = "run"
 EXPAND_SCHEMA: dict[str, Any] = mcp_schema(EXPAND)
 """The ``expand`` tool's input schema, from :data:`ctxgate.app.options.EXPAND`."""
 
-RUN_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {"type": "string", "description": "Shell command (bash -c)."},
-        "raw": {"type": "boolean", "description": "Return the output verbatim (still archived)."},
-        "inline": {"type": "boolean", "description": "Verbatim up to the inline byte cap."},
-        "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds."},
-    },
-    "required": ["command"],
-    "additionalProperties": False,
-}
+RUN_SCHEMA: dict[str, Any] = mcp_schema(RUN)
+"""The ``run`` tool's input schema, from :data:`ctxgate.app.options.RUN` (``command`` is
+``ctxgate run --shell``; the CLI-only options are left out)."""
 
 READ_TOOL = "read"
 LIST_TOOL = "list"
@@ -225,10 +217,10 @@ def run_shell(app: App, arguments: Mapping[str, Any]) -> tuple[str, int]:
     command = arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         raise UsageError("run: 'command' must be a non-empty shell command string")
+    values = from_mcp(RUN, arguments)  # command → shell; unknown or mistyped arguments refused
     out = io.BytesIO()
-    result = app.run(shell=command, tool="bash", raw=bool(arguments.get("raw")),
-                     inline=bool(arguments.get("inline")), timeout=arguments.get("timeout"),
-                     stdout=out, stderr=out, expand_tool=EXPAND_TOOL)  # broken: not archived
+    result = app.run(tool="bash", stdout=out, stderr=out, expand_tool=EXPAND_TOOL,
+                     **values)  # a broken archive: not archived
     return out.getvalue().decode("utf-8", "replace"), result.exit_code
 
 
