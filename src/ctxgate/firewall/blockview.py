@@ -40,6 +40,9 @@ _LAST_BLOCK_BYTES = 5_000
 """The last failing block may take the digest up to this size when it does not fit."""
 _SECOND_BLOCK_BYTES = 4_600
 """A second error block that does not fit whole may take the digest up to this size."""
+_STEP_SHARE = 0.45
+"""Share of the soft target the failed step's end may take when the output has tests'
+failure reports (which then get the rest: they say which test failed and why)."""
 _TAIL_KNOWN_LINES = 400
 _ANALYSED_LINES = 1_600
 """Most lines (windows and tail) whose roles are read to find blocks."""
@@ -91,10 +94,24 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
         tail_lines = []
     rare_n = min(len(rare), 6)
     max_blocks = max(1, min(r.policy.digest_error_lines, _MAX_BLOCKS))
+    reports = any(b.owner and not b.ends_step for b in blocks)
     for i, b in enumerate(pick_blocks(blocks, s.lines)[:max_blocks]):
         trial = chosen + [(b, None)]
         if len(text(trial, tail_lines, rare_n).encode("utf-8")) <= target:
             chosen = trial
+            continue
+        if i == 0 and reports:  # the step's end shares the digest with the tests' reports
+            keep = _fit_ends(lambda part, b=b: text([(b, part)], tail_lines, rare_n), b,
+                             min(budget, int(target * _STEP_SHARE)))
+            chosen = [(b, keep)]
+            continue
+        if b.owner and not b.ends_step:  # a test's failure report: its ends within the larger room
+            room = min(budget, _LAST_BLOCK_BYTES if len(chosen) < 2 else _SECOND_BLOCK_BYTES)
+            keep = _fit_ends(lambda part, b=b, c=chosen: text(c + [(b, part)], tail_lines,
+                                                              rare_n), b, room)
+            if len(keep) >= 3 and len(text(chosen + [(b, keep)], tail_lines,
+                                           rare_n).encode("utf-8")) <= room:
+                chosen = chosen + [(b, keep)]
             continue
         if i == 0:  # the last failing block: show it from both ends within a larger target
             room = min(budget, _LAST_BLOCK_BYTES)
