@@ -287,8 +287,8 @@ _REPORT = re.compile(
     r"|^(?:\[info\] )?- (?P<scala2>.+?) \*\*\* FAILED \*\*\*"
     r"|^(?P<surefire>\S+?\(\S+\)|\S+)\s+Time elapsed: .*<<< (?:FAILURE|ERROR)!"  # Maven Surefire
     r"|^\s*(?P<gradle>[\w$.]+ > .+?) FAILED\s*$"  # Gradle test task
-    r"|^\s*\d+\) (?P<numbered>[\w\\$.]+(?:::|#|\.)\w.*?)\s*$"  # PHPUnit, RSpec, minitest, Mocha
-    r"|^\s*\d+\) (?P<mocha>\S.*):\s*$"
+    r"|^\s*\d+\) (?P<numbered>[\w\\$.]+(?:::|#)\w.*?)\s*$"  # PHPUnit, minitest
+    r"|^\s*\d+\) (?P<mocha>\S.*):\s*$"  # Mocha, minitest: "1) Failure:"
     r"|^(?P<minitest>[\w:]+#test\w*)(?: \[.*\])?:\s*$"  # minitest: Class#test_x [file:line]:
     r"|^_{3,} (?P<pytest>\S.*?) _{3,}\s*$"  # pytest
     r"|^FAILED (?P<pytest2>\S+::\S+)"
@@ -450,6 +450,10 @@ _REPORT_MAX = 60
 """Lines a test-failure report block spans at most (its header, message, diff and frames)."""
 
 
+_PASSED = re.compile(r"\s*(?:✓|✔|√|ok \d|PASS\b|--- PASS:|\[info\] - (?!.*\*\*\* FAILED))")
+"""A line that reports a passing test: the failure report above it has ended."""
+
+
 def _report_end(texts: list[str], roles: list[tuple[str, int]], i: int) -> int:
     """Index of the last line of the test-failure report headed at ``i``: up to the next
     report header, a summary line, three blank or boilerplate lines in a row or
@@ -457,7 +461,8 @@ def _report_end(texts: list[str], roles: list[tuple[str, int]], i: int) -> int:
     end = i
     quiet = 0
     for j in range(i + 1, min(len(texts), i + _REPORT_MAX)):
-        if report_owner(texts[j]) is not None or roles[j][0] == "summary":
+        if report_owner(texts[j]) is not None or roles[j][0] == "summary" or \
+                _PASSED.match(texts[j]):
             break
         if roles[j][0] == "boiler":
             quiet += 1

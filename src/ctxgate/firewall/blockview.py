@@ -41,7 +41,7 @@ _LAST_BLOCK_BYTES = 5_000
 _SECOND_BLOCK_BYTES = 4_600
 """A second error block that does not fit whole may take the digest up to this size."""
 _STEP_SHARE = 0.45
-"""Share of the soft target the failed step's end may take when the output has tests'
+"""Share of the soft target's room (beside header, lists and drill-down) the failed step's end may take when the output has tests'
 failure reports (which then get the rest: they say which test failed and why)."""
 _TAIL_KNOWN_LINES = 400
 _ANALYSED_LINES = 1_600
@@ -101,8 +101,9 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
             chosen = trial
             continue
         if i == 0 and reports:  # the step's end shares the digest with the tests' reports
+            base = len(text([], tail_lines, rare_n).encode("utf-8"))
             keep = _fit_ends(lambda part, b=b: text([(b, part)], tail_lines, rare_n), b,
-                             min(budget, int(target * _STEP_SHARE)))
+                             min(budget, base + int(max(0, target - base) * _STEP_SHARE)))
             chosen = [(b, keep)]
             continue
         if b.owner and not b.ends_step:  # a test's failure report: its ends within the larger room
