@@ -48,8 +48,6 @@ KEEP_LAST = 8
 KEEP_REPORTS = 4
 """Windows that open with a test-failure report (``--- FAIL:``, ``*** FAILED ***``, ``1) X::y``)
 kept besides the first and the last ones, when the middle of a long log would drop them."""
-_REPORT_LOOK = 12
-"""Lines at a window's start searched for a test-failure report header."""
 _MIN_SEVERITY = 2
 
 
@@ -219,8 +217,15 @@ class WindowCollector:
 
 
 def _opens_report(lines: list[KnownLine]) -> bool:
-    """Whether one of a window's first :data:`_REPORT_LOOK` lines heads a test-failure report."""
-    return any(report_owner(_text(x)) is not None for x in lines[:_REPORT_LOOK])
+    """Whether a window holds a line that heads a test-failure report (each line is first
+    searched for a few bytes every header has one of)."""
+    return any(any(k in x.raw for k in _REPORT_BYTES) and report_owner(_text(x)) is not None
+               for x in lines)
+
+
+_REPORT_BYTES = (b"FAIL", b"***", b"<<<", b") ", b"___", b"----", b"\xe2\x9c", b"\xc3\x97",
+                 b"\xe2\x97\x8f", b"#test")
+"""Bytes one of which every line :data:`_REPORT` matches holds (✗ ✕ ● ×: their UTF-8 starts)."""
 
 
 def _known(block: bytes, start: int, end: int, number: int) -> KnownLine:
@@ -534,8 +539,9 @@ def _lead_ups(by_no: dict[int, KnownLine]) -> list[Block]:
         n = end - 1
         while n in by_no and len(lines) <= LEAD_UP_LINES:
             lines.append(by_no[n])
-            if _COMMAND_ECHO.match(_text(by_no[n])):
-                break
+            text = _text(by_no[n])
+            if _COMMAND_ECHO.match(text) or report_owner(text) is not None:
+                break  # the command that ran, or the first test failure it reported
             n -= 1
         lines.reverse()
         while len(lines) > 1 and not _text(lines[0]).strip():
@@ -645,7 +651,7 @@ def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
 
     step = [b for b in blocks if b.ends_step]
     strong = [b for b in blocks if b.severity >= 3]
-    reports = [b for b in blocks if b.owner and not b.ends_step]
+    reports = [b for b in blocks if b.owner and not (step and b is step[-1])]
     ends = [step[-1], step[0]] if len(step) > 1 else step[-1:] or (strong or blocks)[-1:]
     if reports:  # the tests' failure reports before the first failed step's end
         picked = [r for r in (reports[0], reports[-1]) if r not in ends]

@@ -94,8 +94,9 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
         tail_lines = []
     rare_n = min(len(rare), 6)
     max_blocks = max(1, min(r.policy.digest_error_lines, _MAX_BLOCKS))
-    reports = any(b.owner and not b.ends_step for b in blocks)
-    for i, b in enumerate(pick_blocks(blocks, s.lines)[:max_blocks]):
+    order = pick_blocks(blocks, s.lines)[:max_blocks]
+    reports = any(b.owner for b in order[1:])
+    for i, b in enumerate(order):
         trial = chosen + [(b, None)]
         if len(text(trial, tail_lines, rare_n).encode("utf-8")) <= target:
             chosen = trial
@@ -106,7 +107,7 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
                              min(budget, base + int(max(0, target - base) * _STEP_SHARE)))
             chosen = [(b, keep)]
             continue
-        if b.owner and not b.ends_step:  # a test's failure report: its ends within the larger room
+        if b.owner and i > 0:  # a test's failure report: its ends within the larger room
             room = min(budget, _LAST_BLOCK_BYTES if len(chosen) < 2 else _SECOND_BLOCK_BYTES)
             keep = _fit_ends(lambda part, b=b, c=chosen: text(c + [(b, part)], tail_lines,
                                                               rare_n), b, room)
