@@ -288,8 +288,8 @@ _OWNER = re.compile(
 )
 _REPORT = re.compile(
     r"^\s*--- FAIL: (?P<go>\S+)"  # go test
-    r"|^\s*(?:\d+\) )?(?P<scala>\S.*?) \*\*\* FAILED \*\*\*"  # ScalaTest
-    r"|^(?:\[info\] )?- (?P<scala2>.+?) \*\*\* FAILED \*\*\*"
+    r"|^(?:\[info\] )?- (?P<scala>.+?) \*\*\* FAILED \*\*\*"  # ScalaTest
+    r"|^\s*(?P<scala2>\S.*?) \*\*\* FAILED \*\*\*"
     r"|^(?P<surefire>\S+?\(\S+\)|\S+)\s+Time elapsed: .*<<< (?:FAILURE|ERROR)!"  # Maven Surefire
     r"|^\s*(?P<gradle>[\w$.]+ > .+?) FAILED\s*$"  # Gradle test task
     r"|^\s*\d+\) (?P<numbered>[\w\\$.]+(?:::|#)\w.*?)\s*$"  # PHPUnit, minitest
@@ -421,6 +421,8 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
             soft = 0
             while j < len(seg):
                 r, s = roles[j]
+                if r == "signal" and report_owner(texts[j]) is not None:
+                    break  # a test's failure report starts its own block
                 if r == "other" and _indent(texts[j]) > max(indent, 1) and soft < 8:
                     soft += 1  # indented under the failure: kept if the block goes on
                     j += 1
