@@ -253,6 +253,8 @@ class Block:
     """The block holds the last line that ends a failed step (what failed the run)."""
     owner: str = ""
     """The test a test-failure report in the block names (``TestFoo/bar``, ``Class#test_x``)."""
+    core: tuple[int, int] | None = None
+    """The block's own first and last lines when the digest shows it with lines around it."""
 
     @property
     def size(self) -> int:
