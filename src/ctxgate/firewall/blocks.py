@@ -217,15 +217,25 @@ class WindowCollector:
 
 
 def _opens_report(lines: list[KnownLine]) -> bool:
-    """Whether a window holds a line that heads a test-failure report (each line is first
-    searched for a few bytes every header has one of)."""
-    return any(any(k in x.raw for k in _REPORT_BYTES) and report_owner(_text(x)) is not None
-               for x in lines)
+    """Whether a window holds a line that heads a test-failure report (one bytes search over
+    the window for what every header holds; only the lines it finds are read further)."""
+    blob = b"\n".join(x.raw for x in lines)
+    pos = 0
+    while (m := _REPORT_BYTES.search(blob, pos)) is not None:
+        start = blob.rfind(b"\n", 0, m.start()) + 1
+        end = blob.find(b"\n", m.start())
+        end = len(blob) if end == -1 else end
+        k = blob.count(b"\n", 0, start)
+        if report_owner(_text(lines[k])) is not None:
+            return True
+        pos = end + 1
+    return False
 
 
-_REPORT_BYTES = (b"FAIL", b"***", b"<<<", b") ", b"___", b"----", b"\xe2\x9c", b"\xc3\x97",
-                 b"\xe2\x97\x8f", b"#test")
-"""Bytes one of which every line :data:`_REPORT` matches holds (✗ ✕ ● ×: their UTF-8 starts)."""
+_REPORT_BYTES = re.compile(rb"FAIL|\*\*\*|<<<|____| stdout ----|\xe2\x9c[\x95\x97]|\xc3\x97 |"
+                           rb"\xe2\x97\x8f |#test|::|:\r?$", re.M)
+"""What most lines :data:`_REPORT` matches hold (✕ ✗ × ●: their UTF-8; a Mocha title ends
+with a colon)."""
 
 
 def _known(block: bytes, start: int, end: int, number: int) -> KnownLine:
