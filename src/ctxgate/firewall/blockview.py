@@ -396,7 +396,7 @@ def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[st
     n_listed = sum(len(g) for g in listed)
     head = f"--- {more} more failure block(s) not shown"
     if n_listed < more:
-        head += f"; {n_listed} of them here, the strongest"
+        head += f"; the {n_listed} strongest with their expand"
     out = [head + ": ---"]
     for g in listed:
         lo, hi = g[0].first, min(max(b.last for b in g), g[0].first + _UNSHOWN_SPAN - 1)
@@ -404,6 +404,11 @@ def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[st
         where = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
         what = ", ".join(labels[:2]) + (f"; {len(g)} blocks" if len(g) > 1 else "")
         out.append(f"  {where} ({what}): ctxgate expand {r.id} --lines {lo}:{hi}")
+    others = sorted(groups[_UNSHOWN_LISTED:], key=lambda g: g[0].first)
+    if others:  # every other block too, by the exact range that shows it
+        ranges = [f"{g[0].first}:{min(max(b.last for b in g), g[0].first + _UNSHOWN_SPAN - 1)}"
+                  for g in others]
+        out.append(f"  the other {sum(len(g) for g in others)}: --lines " + ", ".join(ranges))
     return out
 
 
