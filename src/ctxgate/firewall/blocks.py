@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "last_lines", "pick_blocks", "visible"]
+           "last_lines", "pick_blocks", "report_owner", "visible"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -45,6 +45,9 @@ LINE_KEEP_BYTES = 512
 END_KEEP_BYTES = 48
 KEEP_FIRST = 4
 KEEP_LAST = 8
+KEEP_REPORTS = 4
+"""Windows that open with a test-failure report (``--- FAIL:``, ``*** FAILED ***``, ``1) X::y``)
+kept besides the first and the last ones, when the middle of a long log would drop them."""
 _MIN_SEVERITY = 2
 
 
@@ -104,6 +107,7 @@ class WindowCollector:
     def __init__(self) -> None:
         self._first: list[list[KnownLine]] = []
         self._last: deque[list[KnownLine]] = deque(maxlen=KEEP_LAST)
+        self._reports: list[list[KnownLine]] = []
         self._open: _Window | None = None
         self._carry: list[KnownLine] = []  # the last lines of the previous block
         self._block = b""
@@ -174,7 +178,7 @@ class WindowCollector:
     def windows(self) -> list[list[KnownLine]]:
         """The kept windows in line order (call once the scan is done)."""
         self._close()
-        return list(self._first) + list(self._last)
+        return list(self._first) + self._reports + list(self._last)
 
     @property
     def dropped(self) -> int:
@@ -191,7 +195,11 @@ class WindowCollector:
             self._first.append(w.lines)
         else:
             if len(self._last) == self._last.maxlen:
-                self._dropped += 1
+                old = self._last[0]
+                if len(self._reports) < KEEP_REPORTS and _opens_report(old):
+                    self._reports.append(old)  # a test's failure report: kept, not dropped
+                else:
+                    self._dropped += 1
             self._last.append(w.lines)
 
     def _take(self, w: _Window, n: int, to: int) -> None:
@@ -206,6 +214,28 @@ class WindowCollector:
             n += 1
             pos = len(block) if nl == -1 else nl + 1
         w.next_pos = pos
+
+
+def _opens_report(lines: list[KnownLine]) -> bool:
+    """Whether a window holds a line that heads a test-failure report (one bytes search over
+    the window for what every header holds; only the lines it finds are read further)."""
+    blob = b"\n".join(x.raw for x in lines)
+    pos = 0
+    while (m := _REPORT_BYTES.search(blob, pos)) is not None:
+        start = blob.rfind(b"\n", 0, m.start()) + 1
+        end = blob.find(b"\n", m.start())
+        end = len(blob) if end == -1 else end
+        k = blob.count(b"\n", 0, start)
+        if report_owner(_text(lines[k])) is not None:
+            return True
+        pos = end + 1
+    return False
+
+
+_REPORT_BYTES = re.compile(rb"FAIL|\*\*\*|<<<|____| stdout ----|\xe2\x9c[\x95\x97]|\xc3\x97 |"
+                           rb"\xe2\x97\x8f |#test|::|:\r?$", re.M)
+"""What most lines :data:`_REPORT` matches hold (✕ ✗ × ●: their UTF-8; a Mocha title ends
+with a colon)."""
 
 
 def _known(block: bytes, start: int, end: int, number: int) -> KnownLine:
@@ -231,6 +261,10 @@ class Block:
     lines: tuple[KnownLine, ...]
     ends_step: bool = False
     """The block holds the last line that ends a failed step (what failed the run)."""
+    owner: str = ""
+    """The test a test-failure report in the block names (``TestFoo/bar``, ``Class#test_x``)."""
+    core: tuple[int, int] | None = None
+    """The block's own first and last lines when the digest shows it with lines around it."""
 
     @property
     def size(self) -> int:
@@ -264,6 +298,35 @@ _OWNER = re.compile(
     r"^\s*def test|\bTest\w* > \w|> Task \S+|^=+ (?:FAILURES|ERRORS) =+|\bERROR in\b|"
     r"^\s*(?:●|✕|✗|×) |\bpanicked at\b|^panic:|^thread '.*' panicked",
 )
+_REPORT = re.compile(
+    r"^\s*--- FAIL: (?P<go>\S+)"  # go test
+    r"|^(?:\[info\] )?- (?P<scala>.+?) \*\*\* FAILED \*\*\*"  # ScalaTest
+    r"|^\s*(?P<scala2>\S.*?) \*\*\* FAILED \*\*\*"
+    r"|^(?P<surefire>\S+?\(\S+\)|\S+)\s+Time elapsed: .*<<< (?:FAILURE|ERROR)!"  # Maven Surefire
+    r"|^\s*(?P<gradle>[\w$.]+ > .+?) FAILED\s*$"  # Gradle test task
+    r"|^\s*\d+\) (?P<numbered>[\w\\$.]+(?:::|#)\w.*?)\s*$"  # PHPUnit, minitest
+    r"|^\s*\d+\) (?P<mocha>\S.*):\s*$"  # Mocha, minitest: "1) Failure:"
+    r"|^(?P<minitest>[\w:]+#test\w*)(?: \[.*\])?:\s*$"  # minitest: Class#test_x [file:line]:
+    r"|^_{3,} (?P<pytest>\S.*?) _{3,}\s*$"  # pytest
+    r"|^FAILED (?P<pytest2>\S+::\S+)"
+    r"|^---- (?P<rust>\S+) stdout ----"  # cargo test
+    r"|^\s*(?:✗|✕|×|●) (?P<jest>\S.*?)\s*$"  # Jest, Quick, tap-style runners
+)
+"""A line that heads one test's failure report, naming the test."""
+
+
+def report_owner(text: str) -> str | None:
+    """The test a test-failure report header names (``--- FAIL: TestX``, ``1) A::b``,
+    ``name *** FAILED ***``, ``x(Cls)  Time elapsed: … <<< FAILURE!``, ``___ test_x ___``,
+    ``---- name stdout ----``, ``✕ name``), or None for any other line."""
+    if len(text) > _ROLE_BYTES:
+        text = text[:_ROLE_BYTES]
+    m = _REPORT.search(text)
+    if m is None:
+        return None
+    return next((v for v in m.groupdict().values() if v), "")[:120]
+
+
 _BOILER_START = re.compile(
     r"\s*$|\s*\[(?:INFO|ERROR|WARNING)\]\s*-*\s*$|\s*\[INFO\] (?:Total time|Finished at|"
     r"Final Memory|-{8,})|\[command\]|\s*git version|Finished: |Done\. Your build exited|"
@@ -307,6 +370,8 @@ def _role(text: str) -> tuple[str, int]:
     """(role, severity): ``signal``, ``summary``, ``cont``, ``boiler`` or ``other``."""
     if _BOILER_START.match(text) or any(p in text for p in _BOILER_ANY):
         return "boiler", 0
+    if report_owner(text) is not None:
+        return "signal", 3
     low = text.lower()
     kind = classify_line(text) if any(k in low for k in _KEYWORDS) else None
     sev = SEVERITY.get(kind, 0) if kind else 0
@@ -353,6 +418,12 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
             if role not in ("signal", "summary"):
                 i += 1
                 continue
+            if report_owner(texts[i]) is not None:  # one test's failure report, whole
+                end = _report_end(texts, roles, i)
+                blocks.append(Block(first=seg[i].number, last=seg[end].number, label="",
+                                    severity=3, lines=tuple(seg[i:end + 1])))
+                i = end + 1
+                continue
             start = i
             end = i
             best = sev
@@ -362,6 +433,8 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
             soft = 0
             while j < len(seg):
                 r, s = roles[j]
+                if r == "signal" and report_owner(texts[j]) is not None:
+                    break  # a test's failure report starts its own block
                 if r == "other" and _indent(texts[j]) > max(indent, 1) and soft < 8:
                     soft += 1  # indented under the failure: kept if the block goes on
                     j += 1
@@ -388,8 +461,44 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
         blocks = sorted([*blocks, *leads], key=lambda b: (b.first, b.last))
     return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
                                     lines=b.lines, label=_label([_text(x) for x in b.lines]),
-                                    ends_step=b.ends_step)
+                                    ends_step=b.ends_step, owner=_owner(b.lines))
             for b in _bridge(_merge(blocks), by_no)]
+
+
+_REPORT_MAX = 60
+"""Lines a test-failure report block spans at most (its header, message, diff and frames)."""
+
+
+_PASSED = re.compile(r"\s*(?:✓|✔|√|ok \d|PASS\b|--- PASS:|\[info\] - (?!.*\*\*\* FAILED))")
+"""A line that reports a passing test: the failure report above it has ended."""
+
+
+def _report_end(texts: list[str], roles: list[tuple[str, int]], i: int) -> int:
+    """Index of the last line of the test-failure report headed at ``i``: up to the next
+    report header, a summary line, three blank or boilerplate lines in a row or
+    :data:`_REPORT_MAX` lines."""
+    end = i
+    quiet = 0
+    for j in range(i + 1, min(len(texts), i + _REPORT_MAX)):
+        if report_owner(texts[j]) is not None or roles[j][0] == "summary" or \
+                _PASSED.match(texts[j]):
+            break
+        if roles[j][0] == "boiler":
+            quiet += 1
+            if quiet >= 3:
+                break
+            continue
+        quiet = 0
+        end = j
+    return end
+
+
+def _owner(lines: tuple[KnownLine, ...]) -> str:
+    for x in lines[:_REPORT_MAX]:
+        owner = report_owner(_text(x))
+        if owner is not None:
+            return owner or "?"
+    return ""
 
 
 _TERMINAL = re.compile(
@@ -444,8 +553,9 @@ def _lead_ups(by_no: dict[int, KnownLine]) -> list[Block]:
         n = end - 1
         while n in by_no and len(lines) <= LEAD_UP_LINES:
             lines.append(by_no[n])
-            if _COMMAND_ECHO.match(_text(by_no[n])):
-                break
+            text = _text(by_no[n])
+            if _COMMAND_ECHO.match(text) or report_owner(text) is not None:
+                break  # the command that ran, or the first test failure it reported
             n -= 1
         lines.reverse()
         while len(lines) > 1 and not _text(lines[0]).strip():
@@ -555,6 +665,10 @@ def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
 
     step = [b for b in blocks if b.ends_step]
     strong = [b for b in blocks if b.severity >= 3]
+    reports = [b for b in blocks if b.owner and not (step and b is step[-1])]
     ends = [step[-1], step[0]] if len(step) > 1 else step[-1:] or (strong or blocks)[-1:]
+    if reports:  # the tests' failure reports before the first failed step's end
+        picked = [r for r in (reports[0], reports[-1]) if r not in ends]
+        ends = ends[:1] + list(dict.fromkeys(picked)) + ends[1:]
     rest = sorted((b for b in blocks if b not in ends), key=lambda b: (-weight(b), -b.last))
     return ends + rest

@@ -40,6 +40,9 @@ _LAST_BLOCK_BYTES = 5_000
 """The last failing block may take the digest up to this size when it does not fit."""
 _SECOND_BLOCK_BYTES = 4_600
 """A second error block that does not fit whole may take the digest up to this size."""
+_STEP_SHARE = 0.45
+"""Share of the soft target's room (beside header, lists and drill-down) the failed step's end may take when the output has tests'
+failure reports (which then get the rest: they say which test failed and why)."""
 _TAIL_KNOWN_LINES = 400
 _ANALYSED_LINES = 1_600
 """Most lines (windows and tail) whose roles are read to find blocks."""
@@ -91,10 +94,26 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
         tail_lines = []
     rare_n = min(len(rare), 6)
     max_blocks = max(1, min(r.policy.digest_error_lines, _MAX_BLOCKS))
-    for i, b in enumerate(pick_blocks(blocks, s.lines)[:max_blocks]):
+    order = pick_blocks(blocks, s.lines)[:max_blocks]
+    reports = any(b.owner for b in order[1:])
+    for i, b in enumerate(order):
         trial = chosen + [(b, None)]
         if len(text(trial, tail_lines, rare_n).encode("utf-8")) <= target:
             chosen = trial
+            continue
+        if i == 0 and reports:  # the step's end shares the digest with the tests' reports
+            base = len(text([], tail_lines, rare_n).encode("utf-8"))
+            keep = _fit_ends(lambda part, b=b: text([(b, part)], tail_lines, rare_n), b,
+                             min(budget, base + int(max(0, target - base) * _STEP_SHARE)))
+            chosen = [(b, keep)]
+            continue
+        if b.owner and i > 0:  # a test's failure report: its ends within the larger room
+            room = min(budget, _LAST_BLOCK_BYTES if len(chosen) < 2 else _SECOND_BLOCK_BYTES)
+            keep = _fit_ends(lambda part, b=b, c=chosen: text(c + [(b, part)], tail_lines,
+                                                              rare_n), b, room)
+            if len(keep) >= 3 and len(text(chosen + [(b, keep)], tail_lines,
+                                           rare_n).encode("utf-8")) <= room:
+                chosen = chosen + [(b, keep)]
             continue
         if i == 0:  # the last failing block: show it from both ends within a larger target
             room = min(budget, _LAST_BLOCK_BYTES)
@@ -113,6 +132,8 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
                                        rare_n).encode("utf-8")) <= room:
             chosen = chosen + [(b, keep)]
         break
+    chosen = _grow(chosen, known, lambda c: len(text(c, tail_lines, rare_n).encode("utf-8")),
+                   int(target * _GROW_TO))
     out = text(chosen, tail_lines, rare_n)
     while len(out.encode("utf-8")) > budget and (rare_n or tail_lines or chosen):
         if rare_n:
@@ -125,7 +146,48 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     shown = [(b.first, b.last) for b, _ in chosen]
     return Digest(text=out, form="lines", archive_id=r.id,
                   omitted_lines=_gaps(head_end, sorted(shown), tail_lines, s.lines),
-                  hits_shown=sum(len(part or b.lines) for b, part in chosen))
+                  hits_shown=sum(len(part) if part else (b.core[1] - b.core[0] + 1 if b.core
+                                                         else len(b.lines))
+                                 for b, part in chosen))
+
+
+_GROW_TO = 0.92
+"""Share of the soft target up to which blocks shown whole grow by the lines around them."""
+_GROW_STEP = 3
+_GROW_MAX = 15
+"""Lines a block shown whole may grow by, each way (in steps of :data:`_GROW_STEP`)."""
+
+
+def _grow(chosen, known: list[KnownLine], size, room: int):
+    """Blocks shown whole, grown by the known lines below and above them while the digest
+    stays within ``room`` bytes (a failure's message often sits a few ordinary lines from the
+    line that says "error"; a digest far below its target has room for them)."""
+    if not chosen or size(chosen) >= room:
+        return chosen
+    by_no = {k.number: k for k in known}
+    out = list(chosen)
+    for i in range(len(out)):
+        for below in (True, False):
+            for _ in range(_GROW_MAX // _GROW_STEP):
+                b, part = out[i]
+                if part is not None:
+                    break
+                taken = {n for j, (c, _p) in enumerate(out) if j != i
+                         for n in range(c.first, c.last + 1)}
+                ns = range(b.last + 1, b.last + 1 + _GROW_STEP) if below else \
+                    range(b.first - _GROW_STEP, b.first)
+                if any(n not in by_no or n in taken for n in ns):
+                    break
+                more = tuple(by_no[n] for n in ns)
+                lines = b.lines + more if below else more + b.lines
+                g = Block(first=lines[0].number, last=lines[-1].number, label=b.label,
+                          severity=b.severity, lines=lines, ends_step=b.ends_step,
+                          owner=b.owner, core=b.core or (b.first, b.last))
+                trial = out[:i] + [(g, None)] + out[i + 1:]
+                if size(trial) > room:
+                    break
+                out = trial
+    return out
 
 
 def _bounded_windows(windows: list, room: int) -> list[KnownLine]:
@@ -226,8 +288,13 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
         first = max(b.first, pos)
         body += _omitted(pos, first - 1, hits)
         stamped = " timestamps cut;" if any(_STAMP.match(x.raw) for x in b.lines[:3]) else ""
-        body.append(f"--- failure block: lines {first:,}–{b.last:,} ({b.label};{stamped}"
-                    f" {b.size:,} line{'' if b.size == 1 else 's'}) ---")
+        lo, hi = b.core or (first, b.last)
+        lo = max(lo, first)
+        size = hi - lo + 1
+        around = f"; shown with lines {first:,}–{b.last:,}" if (lo, hi) != (first, b.last) \
+            else ""
+        body.append(f"--- failure block: lines {lo:,}–{hi:,} ({b.label};{stamped}"
+                    f" {size:,} line{'' if size == 1 else 's'}{around}) ---")
         lines = [x for x in (part or b.lines) if x.number >= first]
         prev = None
         runs = _boiler_runs(lines)
@@ -254,7 +321,7 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
             body.append(line)
             prev = k
         pos = b.last + 1
-    more = len(all_blocks) - len(chosen)
+    more = sum(1 for b in all_blocks if not _covered(b, chosen))
     tail = [k for k in tail if k.number >= pos]
     end = tail[0].number - 1 if tail else s.lines
     body += _omitted(pos, end, hits)
@@ -272,11 +339,11 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
     sel = []
     first_block = min((b for b, _ in chosen), key=lambda b: b.first, default=None)
     if first_block is not None:
-        lo = max(1, first_block.first - 20)
-        sel.append((f"--lines {lo}:{first_block.first + 199}",
-                    f'lines="{lo}:{first_block.first + 199}"'))
+        at = (first_block.core or (first_block.first, 0))[0]
+        lo = max(1, at - 20)
+        sel.append((f"--lines {lo}:{at + 199}", f'lines="{lo}:{at + 199}"'))
     last_block = max((b for b, _ in chosen), key=lambda b: b.first, default=None)
-    if last_block is not None and last_block.first - 1 > (first_block.first + 199 if
+    if last_block is not None and last_block.first - 1 > (at + 199 if
                                                           first_block else 0):
         # what led up to the final failure (a stack trace above its summary)
         lo, hi = max(1, last_block.first - 200), last_block.first - 1
@@ -316,8 +383,7 @@ def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[st
     """The failure blocks not shown, each within the exact ``expand`` that shows it: blocks
     less than :data:`_UNSHOWN_SPAN` lines apart share one ``--lines`` range; the ranges of
     the strongest blocks first, at most :data:`_UNSHOWN_LISTED`; a count of the rest."""
-    shown = {(b.first, b.last) for b, _ in chosen}
-    rest = [b for b in pick_blocks(all_blocks, r.scan.lines) if (b.first, b.last) not in shown]
+    rest = [b for b in pick_blocks(all_blocks, r.scan.lines) if not _covered(b, chosen)]
     groups: list[list[Block]] = []
     for b in sorted(rest, key=lambda b: b.first):
         if groups and b.last - groups[-1][0].first < _UNSHOWN_SPAN:
@@ -330,7 +396,7 @@ def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[st
     n_listed = sum(len(g) for g in listed)
     head = f"--- {more} more failure block(s) not shown"
     if n_listed < more:
-        head += f"; {n_listed} of them here, the strongest"
+        head += f"; the {n_listed} strongest with their expand"
     out = [head + ": ---"]
     for g in listed:
         lo, hi = g[0].first, min(max(b.last for b in g), g[0].first + _UNSHOWN_SPAN - 1)
@@ -338,7 +404,18 @@ def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[st
         where = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
         what = ", ".join(labels[:2]) + (f"; {len(g)} blocks" if len(g) > 1 else "")
         out.append(f"  {where} ({what}): ctxgate expand {r.id} --lines {lo}:{hi}")
+    others = sorted(groups[_UNSHOWN_LISTED:], key=lambda g: g[0].first)
+    if others:  # every other block too, by the exact range that shows it
+        ranges = [f"{g[0].first}:{min(max(b.last for b in g), g[0].first + _UNSHOWN_SPAN - 1)}"
+                  for g in others]
+        out.append(f"  the other {sum(len(g) for g in others)}: --lines " + ", ".join(ranges))
     return out
+
+
+def _covered(b: Block, chosen) -> bool:
+    """Whether ``b`` is one of the ``chosen`` blocks, or inside one grown by :func:`_grow`."""
+    return any(c.first <= b.first and b.last <= c.last and (part is None or c is b)
+               for c, part in chosen)
 
 
 _UNSHOWN_LISTED = 4
