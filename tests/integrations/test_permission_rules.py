@@ -9,7 +9,6 @@ import pytest
 
 from ctxgate.integrations.hooks.permission_rules import (
     BashRules,
-    command_parts,
     load_bash_rules,
     load_codex_rules,
     match_command,
@@ -34,6 +33,14 @@ from ctxgate.integrations.hooks.permission_rules import (
 ])
 def test_rule_patterns(pattern: str, command: str, expected: bool) -> None:
     assert rule_matches(pattern, command) is expected
+
+
+def command_parts(command: str) -> list[str]:
+    """The top-level simple commands the rules are matched against (the shared scanner's)."""
+    from ctxgate.shell import parse_command
+
+    return [s.raw.strip() for s in parse_command(command, use_bashlex=False).segments
+            if s.context == "top"]
 
 
 def test_command_parts_split_at_operators_not_inside_quotes_or_redirections() -> None:

@@ -53,7 +53,7 @@ from typing import Literal
 
 from ctxgate.shell import parse_command
 
-__all__ = ["UNKNOWN", "BashRules", "RuleMatch", "command_parts", "load_bash_rules",
+__all__ = ["UNKNOWN", "BashRules", "RuleMatch", "load_bash_rules",
            "load_codex_rules", "match_command", "rule_matches"]
 
 RuleMatch = Literal["deny", "ask", "allow", "unknown"]
@@ -207,14 +207,6 @@ def _mentioned(pattern: str | TokenPattern, command: str) -> bool:
     body = r"\s+".join("(?:" + "|".join(re.escape(w) for w in opts) + ")"
                        for opts in alternatives)
     return re.search(rf"(?<![\w./-]){body}(?![\w.-])", command) is not None
-
-
-def command_parts(command: str) -> list[str]:
-    """The source text of each top-level simple command of ``command`` (split at ``&&``,
-    ``||``, ``;``, ``|``, ``&`` and newlines, quotes and redirections respected), as the shared
-    shell scanner (:func:`ctxgate.shell.parse_command`, without bashlex) finds them."""
-    parsed = parse_command(command, use_bashlex=False)
-    return [seg.raw.strip() for seg in parsed.segments if seg.context == "top" and seg.raw.strip()]
 
 
 @dataclass(frozen=True)
