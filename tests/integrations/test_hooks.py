@@ -121,6 +121,50 @@ def test_codex_rollout_gives_the_user_turns(tmp_path: Path) -> None:
     assert len(messages) == 2 and "Context compacted" in messages[1]["content"][0]["text"]
 
 
+def test_transcript_written_late_is_waited_for(tmp_path: Path) -> None:
+    # Claude Code writes its transcript asynchronously: with a warm daemon the first call
+    # of a session arrived before the file existed (CI, test_claude_code_daemon)
+    import threading
+
+    path = tmp_path / "late.jsonl"
+    timer = threading.Timer(0.3, write_transcript, (path, [user("delete the build dir")]))
+    timer.start()
+    try:
+        assert read_transcript(path, wait_seconds=5.0) == [
+            {"role": "user", "content": "delete the build dir"}]
+    finally:
+        timer.join()
+
+
+def test_transcript_that_never_appears_names_the_wait(tmp_path: Path) -> None:
+    started = time.monotonic()
+    with pytest.raises(HookPayloadError, match=r"does not exist \(waited 0.2 s"):
+        read_transcript(tmp_path / "never.jsonl", wait_seconds=0.2)
+    assert 0.2 <= time.monotonic() - started < 2.0
+    with pytest.raises(HookPayloadError, match="does not exist;"):
+        read_transcript(tmp_path / "never.jsonl")  # no wait: at once
+
+
+def test_fast_path_call_needs_no_transcript(tmp_path: Path) -> None:
+    # a provably read-only command never reads the request, so a transcript the harness has
+    # not written yet neither delays nor blocks it
+    payload = pre_payload("ls", tmp_path / "t.jsonl")
+    proc = hook(["pre"], payload, backend="tests.integrations.scripted_backends:keyword_judge")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert "--sandbox read-only" in out["updatedInput"]["command"]
+
+
+def test_call_needing_the_request_blocks_when_the_transcript_never_appears(
+        tmp_path: Path) -> None:
+    started = time.monotonic()
+    proc = hook(["pre"], pre_payload("rm -rf build/", tmp_path / "t.jsonl"),
+                backend="tests.integrations.scripted_backends:keyword_judge")
+    assert proc.returncode == 2, proc.stdout
+    assert "does not exist (waited 2 s" in proc.stderr.decode()
+    assert time.monotonic() - started >= 2.0
+
+
 def test_response_text_shapes() -> None:
     assert response_text("plain") == "plain"
     assert response_text({"stdout": "out", "stderr": "err"}) == "out\nerr"

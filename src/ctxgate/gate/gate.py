@@ -248,7 +248,8 @@ class ToolGate:
         self,
         call: ToolCall,
         *,
-        conversation: Sequence[Mapping[str, Any]] | None = None,
+        conversation: Sequence[Mapping[str, Any]]
+        | Callable[[], Sequence[Mapping[str, Any]]] | None = None,
         user_request: str | None = None,
         run_prompts: Sequence[str] = (),
     ) -> Verdict:
@@ -257,7 +258,9 @@ class ToolGate:
         Args:
             call: the tool and the arguments that will really run.
             conversation: OpenAI or Anthropic messages, oldest first; the user request is
-                extracted from them (see :mod:`ctxgate.gate.request`).
+                extracted from them (see :mod:`ctxgate.gate.request`). A callable is called
+                only when the request is needed (not for a fast-path or approved call); what
+                it raises propagates, so a hook blocks the call.
             user_request: the request text, when the caller already has it (wins over
                 ``conversation``).
             run_prompts: this run's own prompts, used when the conversation holds no request.
@@ -347,6 +350,8 @@ class ToolGate:
             return str(user_request), "explicit"
         from ctxgate.gate.request import extract_user_request
 
+        if callable(conversation):
+            conversation = conversation()
         p = self.policy
         found = extract_user_request(
             conversation or (), run_prompts=run_prompts,

@@ -34,6 +34,7 @@ from typing import Any
 from ctxgate.integrations.hooks.harness import ClaudeCode, Harness
 from ctxgate.integrations.hooks.payloads import (
     MAX_PAYLOAD_BYTES,
+    TRANSCRIPT_WAIT_SECONDS,
     HookPayload,
     check_shell_command,
     read_transcript,
@@ -134,7 +135,11 @@ def pre_tool_use(
     is_shell = gate_tool_name(payload.tool) == "bash"
     if is_shell:
         check_shell_command(payload.tool, payload.tool_input)  # null/empty/huge: block
-    conversation = read_transcript(payload.transcript_path) if payload.transcript_path else None
+    path = payload.transcript_path
+    # read only when the gate needs the request (a fast-path allow never does); the harness
+    # may not have written the file yet when its first call arrives, so wait for it a moment
+    conversation = ((lambda: read_transcript(path, wait_seconds=TRANSCRIPT_WAIT_SECONDS))
+                    if path else None)
     call = ToolCall(tool=gate_tool_name(payload.tool), arguments=payload.tool_input,
                     call_id=payload.tool_use_id, cwd=payload.cwd)
     verdict = decide(call, conversation=conversation)

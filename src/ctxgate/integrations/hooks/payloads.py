@@ -32,6 +32,7 @@ __all__ = [
     "HookPayloadError",
     "check_shell_command",
     "parse_payload",
+    "TRANSCRIPT_WAIT_SECONDS",
     "read_transcript",
 ]
 
@@ -40,6 +41,12 @@ MAX_PAYLOAD_BYTES = 256 * 1024 * 1024
 
 MAX_TRANSCRIPT_MESSAGES = 400
 """Messages kept from the end of a transcript (the request is near the end)."""
+
+TRANSCRIPT_WAIT_SECONDS = 2.0
+"""How long a hook waits for a transcript file that does not exist yet, seconds.
+
+Claude Code writes its transcript asynchronously: measured with the warm daemon, the first
+``PreToolUse`` of a new ``claude -p`` session can arrive before the file exists."""
 
 COMPACTION_TEXT = "[Context compacted]"
 """Text of the boundary message a compaction summary becomes (a default gate marker)."""
@@ -194,19 +201,35 @@ def _codex_message(entry: dict[str, Any]) -> dict[str, Any] | None:
     return {"role": payload["role"], "content": texts}
 
 
-def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES) -> list[dict[str, Any]]:
+def _open_when_written(path: str | Path, wait_seconds: float) -> Any:
+    """``path`` opened for reading, waiting up to ``wait_seconds`` for it to be created."""
+    import time
+
+    give_up = time.monotonic() + wait_seconds
+    while True:
+        try:
+            return open(path, encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            if time.monotonic() >= give_up:
+                raise
+            time.sleep(0.02)
+
+
+def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES,
+                    wait_seconds: float = 0.0) -> list[dict[str, Any]]:
     """The conversation in a harness transcript, as Anthropic-style messages, oldest first.
 
     Streams the file line by line and keeps only the last ``keep`` messages, so a long
     session costs no more memory than its tail. Lines that are not JSON objects are skipped
-    (a transcript being appended to may end in a partial line).
+    (a transcript being appended to may end in a partial line). A file that does not exist
+    yet is waited for up to ``wait_seconds`` (the harness may not have written it).
 
     Raises:
-        HookPayloadError: the file cannot be read.
+        HookPayloadError: the file cannot be read (or did not appear in time).
     """
     messages: deque[dict[str, Any]] = deque(maxlen=keep)
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with _open_when_written(path, wait_seconds) as fh:
             for line in fh:
                 line = line.strip()
                 if not line:
@@ -238,6 +261,11 @@ def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES) ->
                     messages.append({"role": msg["role"], "content": msg.get("content", "")})
                 elif entry.get("role") in ("user", "assistant"):  # Codex-style flat lines
                     messages.append({"role": entry["role"], "content": entry.get("content", "")})
+    except FileNotFoundError as exc:
+        waited = f" (waited {wait_seconds:g} s for the harness to write it)" if wait_seconds else ""
+        raise HookPayloadError(
+            f"cannot read transcript_path {str(path)!r}: it does not exist{waited}; the "
+            "user's request is read from it, so a call that needs the request is blocked") from exc
     except OSError as exc:
         raise HookPayloadError(f"cannot read transcript_path {str(path)!r}: {exc}") from exc
     return list(messages)
