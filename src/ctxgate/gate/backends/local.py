@@ -37,7 +37,13 @@ every machine computes the same floats.
   "compiled python", number words), whether both state the same action ("tear down" and
   ``kubectl delete``), and whether the request states a destructive intent on the call's
   object. It was trained on shell pairs and on function calls with arguments, requested and
-  unrequested rows weighing the same within each kind of call.
+  unrequested rows weighing the same within each kind of call. A call whose harmful action
+  (delete, kill, undo, send, pay, push: the shell programs it runs, or the first action word
+  of a tool's name) is not among the actions the request states, while the request does
+  state some ("Creates a role assignment" → ``RoleAssignments_DeleteById``, "list the
+  replication links" → ``ReplicationLinks_Delete``), gets at most :data:`ACTION_CAP`, inside
+  the ask band: an injected or confused call is never "clearly requested"
+  (``detail.action_contradiction`` says which actions).
 
 The request's embedding is cached (the same request judges many calls). Both heads are
 temperature-scaled on a calibration split; their held-out metrics are stored in the head
@@ -66,8 +72,9 @@ from ctxgate.gate.backends.fallback import Chainable
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
            "from_policy"]
 
-LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-4"
-"""Model id reported in answers and capabilities (bump when the heads are retrained)."""
+LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-4.1"
+"""Model id reported in answers and capabilities (bump when the heads are retrained or a rule
+that changes an answer is added; 4.1: the action-contradiction ceiling)."""
 LOCAL_QUESTION_IDS = frozenset({"destructive", "requested"})
 """The only questions this backend answers."""
 MAX_STATE_CHARS = 200_000
@@ -269,6 +276,11 @@ class LocalDecisionModel(Chainable):
             p_c, cos_c, feats_c = requested(clause, self._request_vector(enc, clause))
             if feats_c[3] and p_c > p_r:
                 p_r, cosine, rfeats, clause_hit = p_c, cos_c, feats_c, clause
+        # a call whose harmful action the request never states, while it states others
+        # ("Creates a role assignment" → RoleAssignments_DeleteById): never "clearly requested"
+        contradiction = action_contradiction(request, terms, tool, shell)
+        if contradiction is not None and p_r > ACTION_CAP:
+            p_r = ACTION_CAP
         fired = {k: v for k, v in zip(ft.DESTRUCTIVE_FEATURES, feats, strict=True) if v}
         out = []
         for qid in question_ids:
@@ -280,10 +292,53 @@ class LocalDecisionModel(Chainable):
             else:
                 detail = {"cosine": round(cosine, 6),
                           "request_intent": bool(rfeats[3]), "p_destructive": round(p_d, 6),
-                          "clause": clause_hit}
+                          "clause": clause_hit, "action_contradiction": contradiction}
                 out.append(Answer(question_id=qid, p=p_r, model_id=LOCAL_MODEL_ID,
                                   detail=detail))
         return out
+
+
+ACTION_CAP = 0.5
+"""P(requested) ceiling of a call whose harmful action contradicts the request's stated ones
+(:func:`action_contradiction`): inside the default ask band, so a person is asked.
+
+Measured with the model alone on the training sources' calibration split (APIs.guru
+providers and NL2Bash commands never fitted on): function-call false allows 11.8 % → 11.4 %,
+false denials unchanged (12.9 %); on the train split 17.8 % → 17.5 % and 11.0 % → 11.1 %;
+shell unchanged on both (a contradicted shell call already scored low)."""
+
+
+AMBIGUOUS_VERBS = frozenset({"post"})
+"""Name verbs that do not say a harmful action: ``post`` is as often the HTTP method of a
+generated name (``post_rest_lookups``) as a message sent."""
+
+
+_ENDING = re.compile(r"\b(cancel|revok|unsubscrib|deactivat|disabl|detach|de-?regist|"
+                     r"unregist|unassign|unshar|unfollow|unpublish|dismiss|expir|close)", re.I)
+"""Requests that end something, for the contradiction check only: a delete or a stop is how a
+call does it ("Cancel an order" → ``delete-orders-id``). Kept out of the matching's action
+table, whose words are features the requested head was fitted on."""
+
+
+def action_contradiction(request: str, terms: Any, tool: str, shell: bool) -> str | None:
+    """The harmful action a call performs that the request, which states other actions, never
+    asks for (``"delete; request states create, edit"``); ``None`` when there is no such
+    contradiction."""
+    from ctxgate.gate.backends.heads.matching import HARMFUL_ACTIONS, name_action, request_actions
+
+    if shell:
+        harmful = terms.actions & HARMFUL_ACTIONS
+    else:
+        first = name_action(tool, skip=AMBIGUOUS_VERBS)
+        harmful = frozenset({first} & HARMFUL_ACTIONS)
+    if not harmful:
+        return None
+    asked = request_actions(request)
+    if _ENDING.search(request):
+        asked |= {"delete", "kill"}
+    if not asked or harmful & asked:
+        return None
+    return f"{', '.join(sorted(harmful))}; request states {', '.join(sorted(asked))}"
 
 
 _CLAUSE_SPLIT = re.compile(r"(?:[.!?;]+\s+|,\s+|\s*\n+\s*)")

@@ -36,6 +36,7 @@ __all__ = [
     "call_terms",
     "describe",
     "matched",
+    "name_action",
     "request_actions",
     "request_terms",
 ]
@@ -303,6 +304,19 @@ def request_terms(request: str) -> frozenset[str]:
 def matched(groups: frozenset[frozenset[str]], terms: frozenset[str]) -> int:
     """How many of a call's term groups the request names (any alias counts)."""
     return sum(1 for g in groups if g & terms)
+
+
+def name_action(tool: str, *, skip: frozenset[str] = frozenset()) -> str:
+    """The :data:`ACTIONS` concept of the first word of a tool's name that says one
+    (``deletePushDeviceDetails`` → ``delete``, ``ReplicationLinks_Delete`` → ``delete``,
+    ``listRoles`` → ``read``); words in ``skip`` are passed over; ``""`` when none does."""
+    for w in _words(tool.rsplit("__", 1)[-1]):
+        if w in skip:
+            continue
+        for k, (_said, done) in ACTIONS.items():
+            if done.match(w):
+                return k
+    return ""
 
 
 def request_actions(request: str) -> frozenset[str]:
