@@ -31,6 +31,7 @@ class Place:
         self.user = tmp / "user"
         self.project = tmp / "project"
         self.config = tmp / "no-config.toml"
+        self.runtime = tmp / "run"
         for directory in (self.user, self.project):
             directory.mkdir()
 
@@ -39,6 +40,7 @@ class Place:
                and k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME")}
         env.update(CTXGATE_HOME=str(self.home), CTXGATE_CONFIG=str(self.config),
                    CTXGATE_NO_DAEMON="1", HOME=str(self.user),
+                   CTXGATE_RUNTIME_DIR=str(self.runtime),
                    PYTHONPATH=f"{ROOT / 'src'}{os.pathsep}{env.get('PYTHONPATH', '')}")
         return env
 
@@ -69,7 +71,7 @@ def place(tmp_path: Path) -> Place:
 def test_a_clean_place_passes_every_check(place: Place) -> None:
     code, lines = place.doctor()
     assert code == 0, lines
-    assert set(lines) == {"home", "archive", "audit", "model", "hooks", "sandbox"}
+    assert set(lines) == {"home", "archive", "audit", "model", "hooks", "daemon", "sandbox"}
     assert all(line.startswith("ok ") for line in lines.values()), lines
 
 
@@ -332,3 +334,42 @@ def test_damaged_model_files_are_named_with_the_reinstall_line(
         assert line.endswith("not rewritten while the local model files are damaged "
                              "(reinstall ctxgate first)"), line
     assert (user / ".claude" / "settings.json").read_text() == hooks
+
+
+def test_a_daemon_directory_that_is_not_private_is_made_private(place: Place) -> None:
+    place.runtime.mkdir(mode=0o755)
+    place.runtime.chmod(0o755)
+    code, lines = place.doctor()
+    assert code == 1
+    assert lines["daemon"] == (f"PROBLEM {place.runtime} has mode 0755, not 0700, so hooks "
+                               "never use the decision daemon (slower); fix: ctxgate doctor "
+                               f"--fix (chmod 700 {place.runtime})")
+    code, lines = place.doctor("--fix")
+    assert code == 0 and lines["daemon"] == f"fixed {place.runtime} made private (chmod 700)"
+    assert place.runtime.stat().st_mode & 0o777 == 0o700
+
+
+def test_sockets_of_dead_daemons_are_removed_and_a_live_ones_kept(place: Place) -> None:
+    import fcntl
+    import socket
+
+    place.runtime.mkdir(mode=0o700)
+    for key in ("dead", "live"):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(str(place.runtime / f"g-{key}.sock"))
+        sock.close()  # the file stays, as a killed daemon leaves it
+        (place.runtime / f"g-{key}.lock").write_text("123\n")
+    with open(place.runtime / "g-live.lock") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # a running daemon holds its lock
+        code, lines = place.doctor()
+        assert code == 0  # harmless: a starting daemon unlinks it
+        assert lines["daemon"] == (f"ok {place.runtime} is private; 1 socket(s) of daemons "
+                                   "that are no longer running (g-dead.sock…), harmless; "
+                                   "ctxgate doctor --fix removes them")
+        code, lines = place.doctor("--fix")
+        assert code == 0
+        assert lines["daemon"] == f"fixed removed 1 stale socket(s) in {place.runtime}"
+        assert not (place.runtime / "g-dead.sock").exists()
+        assert (place.runtime / "g-live.sock").exists()
+        assert (place.runtime / "g-dead.lock").exists()  # a lock file is never removed
+        assert place.doctor()[1]["daemon"] == f"ok {place.runtime} is private, no stale sockets"

@@ -2,7 +2,7 @@
 
 It prints the facts (sandbox, archive home, gate backend, the local model files) and then one
 line per check of :mod:`ctxgate.cli.doctor_checks` (home, archive.db, audit.db, model, hooks,
-sandbox): ``ok``, or ``PROBLEM`` with what is wrong and the command that fixes it. ``--fix``
+daemon, sandbox): ``ok``, or ``PROBLEM`` with what is wrong and the command that fixes it. ``--fix``
 runs the repairs that are safe to automate (``fixed`` then says what was done); the exit
 status is 1 while any problem remains.
 
@@ -75,6 +75,9 @@ def run_checks(config: Any, model: dict[str, Any], project: Path, sandbox: Any) 
     blocked = ("the local model files are damaged (reinstall ctxgate first)"
                if config.gate.backend == "local" and not model["ok"] else "")
     checks.append(dc.check_hooks(Path.home(), project, blocked=blocked))
+    from ctxgate.gate.daemon.protocol import runtime_dir
+
+    checks.append(dc.check_daemon_dir(runtime_dir()))
     # no sandbox is not a fault of this install: fast-path allows then run unsandboxed
     checks.append(dc.Check("sandbox", True, sandbox_sentence(sandbox)))
     return checks

@@ -15,6 +15,10 @@ A :class:`Check` is a plain record (name, ok, message, fixable, fixed). The chec
   launcher script no longer exists; fixed by merging the entries ``hook install`` writes for
   this interpreter into that file (other hooks kept, the old file copied to
   ``FILE.ctxgate-backup``), with the flags the old ``hook pre`` entry had.
+- ``daemon``: the decision daemon's runtime directory is private (else hooks never use the
+  daemon; fixed by ``chmod 700`` when it is ours). Sockets whose daemon is gone (no one holds
+  their lock) are harmless, so the check stays ok; ``--fix`` removes them (under that lock,
+  so a starting daemon is never raced; lock files stay).
 
 Nothing here loads a model or imports the archive or the gate at import time; a repair
 imports what it writes with.
@@ -31,8 +35,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Check", "check_database", "check_home", "check_hooks", "check_model",
-           "hook_files"]
+__all__ = ["Check", "check_daemon_dir", "check_database", "check_home", "check_hooks",
+           "check_model", "hook_files"]
 
 FIX = "ctxgate doctor --fix"
 
@@ -56,14 +60,14 @@ class Check:
 
     def apply_fix(self) -> None:
         """Run the repair (when there is one) and record its outcome as this check's line."""
-        if self.ok or not self.fixable or self.repair is None:
-            return
+        if not self.fixable or self.repair is None:
+            return  # an ok check may still be fixable: a harmless leftover to tidy away
         try:
             self.fixed, message = self.repair()
         except Exception as exc:  # noqa: BLE001 - a failed repair is reported, not raised
             self.fixed, message = False, f"--fix failed ({type(exc).__name__}: {exc})"
         self.message = message if self.fixed else f"{self.message}; {message}"
-        self.ok = self.fixed
+        self.ok = self.ok or self.fixed
 
 
 # -- home --------------------------------------------------------------------------------
@@ -346,7 +350,90 @@ def check_hooks(home: Path, project: Path, *, blocked: str = "") -> Check:
                 prefix, pre_flags=_pre_flags(commands, harness))
             backup = inst.write(inst.plan(path, entries))
             done.append(f"{path}" + (f" (previous version: {backup})" if backup else ""))
-        return True, f"rewrote ctxgate's hooks to run {prefix}: {'; '.join(done)}"
+        trust = ("; Codex runs changed hooks only after you trust them again in /hooks"
+                 if any(harness == "codex" for harness, *_ in broken) else "")
+        return True, f"rewrote ctxgate's hooks to run {prefix}: {'; '.join(done)}{trust}"
 
     return Check("hooks", False, f"{named}; fix: {FIX} (reinstalls them for this "
                  "interpreter, keeping other hooks)", fixable=True, repair=repair)
+
+
+# -- the decision daemon's runtime directory ---------------------------------------------
+
+def check_daemon_dir(directory: str) -> Check:
+    """The runtime directory: private (0700, ours, a real directory); its dead sockets."""
+    try:
+        info = os.lstat(directory)
+    except FileNotFoundError:
+        return Check("daemon", True, f"{directory} not created yet (no daemon has run)")
+    except OSError as exc:
+        return Check("daemon", False, f"{directory} cannot be read ({exc.strerror}); set "
+                     "CTXGATE_RUNTIME_DIR to a private directory")
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        what = "is not a directory" if not stat.S_ISDIR(info.st_mode) else (
+            f"belongs to uid {info.st_uid}, not you")
+        return Check("daemon", False, f"{directory} {what}, so hooks never use the decision "
+                     f"daemon (slower); remove it or set CTXGATE_RUNTIME_DIR")
+    if info.st_mode & 0o077:
+        def chmod() -> tuple[bool, str]:
+            os.chmod(directory, 0o700)
+            return True, f"{directory} made private (chmod 700)"
+
+        return Check("daemon", False, f"{directory} has mode {stat.S_IMODE(info.st_mode):04o}, "
+                     "not 0700, so hooks never use the decision daemon (slower); fix: "
+                     f"{FIX} (chmod 700 {directory})", fixable=True, repair=chmod)
+    stale = [p for p in sorted(Path(directory).glob("g-*.sock")) if not _daemon_alive(p)]
+    if not stale:
+        return Check("daemon", True, f"{directory} is private, no stale sockets")
+
+    def remove() -> tuple[bool, str]:
+        removed = [str(p) for p in stale if _remove_if_dead(p)]
+        return True, f"removed {len(removed)} stale socket(s) in {directory}"
+
+    # harmless (a starting daemon unlinks them, a hook then starts one): not a problem
+    return Check("daemon", True, f"{directory} is private; {len(stale)} socket(s) of daemons "
+                 f"that are no longer running ({stale[0].name}…), harmless; {FIX} removes "
+                 "them", fixable=True, repair=remove)
+
+
+def _lock_of(sock: Path) -> Path:
+    return sock.with_name(sock.name[:-len(".sock")] + ".lock")
+
+
+def _daemon_alive(sock: Path) -> bool:
+    """Whether a daemon holds the lock of ``sock`` (its lock file is flock-ed while it runs)."""
+    import fcntl
+
+    try:
+        fd = os.open(_lock_of(sock), os.O_RDONLY)
+    except OSError:
+        return False  # no lock file: nothing serves this socket
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def _remove_if_dead(sock: Path) -> bool:
+    """Unlink ``sock`` while holding its daemon's lock, so no daemon binds it meanwhile."""
+    import fcntl
+
+    lock = _lock_of(sock)
+    try:
+        fd = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:
+        sock.unlink(missing_ok=True)
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False  # a daemon started since the check
+    try:
+        sock.unlink(missing_ok=True)
+        return True
+    finally:
+        os.close(fd)  # closing releases the lock
