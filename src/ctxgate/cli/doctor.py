@@ -113,14 +113,15 @@ def doctor(
     fix: Annotated[bool, typer.Option(
         "--fix", help="Repair what can be repaired: move a broken archive.db / audit.db "
         "aside (kept as NAME.broken-<time>) and start an empty one, rewrite hooks whose "
-        "interpreter is gone, give the home back its owner's write bit.")] = False,
+        "interpreter is gone, give the home back its owner's write bit, make the daemon's "
+        "runtime directory private and remove its dead sockets.")] = False,
     project: Annotated[str | None, typer.Option(
         "--project", help="Project directory whose .claude/ and .codex/ hook files are "
         "checked (default: the current directory).")] = None,
 ) -> None:
-    """Check the home, archive.db, audit.db, the local model and the installed hooks; say
-    what is wrong in one line each (with the command that fixes it), and --fix what can be
-    fixed. Exit status 1 while a problem remains.
+    """Check the home, archive.db, audit.db, the local model, the installed hooks and the
+    daemon's runtime directory; say what is wrong in one line each (with the command that
+    fixes it), and --fix what can be fixed. Exit status 1 while a problem remains.
 
     Example: ctxgate doctor --fix
     """
