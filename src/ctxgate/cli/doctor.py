@@ -1,8 +1,15 @@
-"""`ctxgate doctor`: what ctxgate can do on this machine (sandbox, archive home, gate backend).
+"""`ctxgate doctor`: what ctxgate can do on this machine, and what is broken in it.
+
+It prints the facts (sandbox, archive home, gate backend, the local model files) and then one
+line per check of :mod:`ctxgate.cli.doctor_checks` (home, archive.db, audit.db, model, hooks,
+daemon, sandbox): ``ok``, or ``PROBLEM`` with what is wrong and the command that fixes it. ``--fix``
+runs the repairs that are safe to automate (``fixed`` then says what was done); the exit
+status is 1 while any problem remains.
 
 Fast by design: it looks packages up without importing them and never loads a model; the
 only processes it starts are the sandbox probes (``true`` under bwrap and the namespace
-helper, some tens of milliseconds).
+helper, some tens of milliseconds). The databases get a ``PRAGMA quick_check``, which reads
+each file once.
 """
 
 from __future__ import annotations
@@ -10,14 +17,13 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
 from ctxgate.cli._options import JsonOption
 
-__all__ = ["doctor", "gather", "register", "sandbox_sentence"]
-
+__all__ = ["doctor", "gather", "register", "run_checks", "sandbox_sentence"]
 
 
 def sandbox_sentence(info: Any) -> str:
@@ -56,34 +62,75 @@ def _model_status() -> dict[str, Any]:
     return {"files": files, "ok": all(f["present"] and f["verified"] for f in files)}
 
 
-def gather() -> dict[str, Any]:
-    """Every fact doctor prints, as plain JSON types."""
+def run_checks(config: Any, model: dict[str, Any], project: Path, sandbox: Any) -> list[Any]:
+    """Every doctor check (:mod:`ctxgate.cli.doctor_checks`), in the order they print."""
+    from ctxgate.cli import doctor_checks as dc
+
+    home = Path(config.home)
+    checks = [dc.check_home(home)]
+    if config.archive.backend == "sqlite":
+        checks.append(dc.check_database("archive", home / "archive.db", dc.create_archive))
+    checks.append(dc.check_database("audit", home / "audit.db", dc.create_audit))
+    checks.append(dc.check_model(model["files"]))
+    blocked = ("the local model files are damaged (reinstall ctxgate first)"
+               if config.gate.backend == "local" and not model["ok"] else "")
+    checks.append(dc.check_hooks(Path.home(), project, blocked=blocked))
+    from ctxgate.gate.daemon.protocol import runtime_dir
+
+    checks.append(dc.check_daemon_dir(runtime_dir()))
+    # no sandbox is not a fault of this install: fast-path allows then run unsandboxed
+    checks.append(dc.Check("sandbox", True, sandbox_sentence(sandbox)))
+    return checks
+
+
+def gather(*, fix: bool = False, project: Path | None = None) -> dict[str, Any]:
+    """Every fact doctor prints, as plain JSON types; ``fix``: repair what can be repaired
+    first (each check then says what was done)."""
     from ctxgate import __version__
     from ctxgate.sandbox import detect
     from ctxgate.settings import load_config
 
     info = detect(probe_all=True)
     config = load_config()
+    model = _model_status()
+    checks = run_checks(config, model, project or Path.cwd(), info)
+    if fix:
+        for check in checks:
+            check.apply_fix()
     return {
         "version": __version__,
         "sandbox": {**info.to_dict(), "fast_path": sandbox_sentence(info)},
         "archive_home": _home_status(Path(config.home)),
         "gate": {"backend": config.gate.backend, "fast_path": config.gate.fast_path,
-                 "local_model": _model_status()},
+                 "local_model": model},
+        "checks": [c.to_dict() for c in checks],
+        "problems": sum(not c.ok for c in checks),
     }
 
 
-def doctor(json_out: JsonOption = False) -> None:
-    """Print what ctxgate can do here: sandbox, archive home, decision backend packages.
+def doctor(
+    json_out: JsonOption = False,
+    fix: Annotated[bool, typer.Option(
+        "--fix", help="Repair what can be repaired: move a broken archive.db / audit.db "
+        "aside (kept as NAME.broken-<time>) and start an empty one, rewrite hooks whose "
+        "interpreter is gone, give the home back its owner's write bit, make the daemon's "
+        "runtime directory private and remove its dead sockets.")] = False,
+    project: Annotated[str | None, typer.Option(
+        "--project", help="Project directory whose .claude/ and .codex/ hook files are "
+        "checked (default: the current directory).")] = None,
+) -> None:
+    """Check the home, archive.db, audit.db, the local model, the installed hooks and the
+    daemon's runtime directory; say what is wrong in one line each (with the command that
+    fixes it), and --fix what can be fixed. Exit status 1 while a problem remains.
 
-    Example: ctxgate doctor --json
+    Example: ctxgate doctor --fix
     """
     import json
 
-    facts = gather()
+    facts = gather(fix=fix, project=Path(project).resolve() if project else None)
     if json_out:
         typer.echo(json.dumps(facts, ensure_ascii=False, indent=1))
-        return
+        raise typer.Exit(1 if facts["problems"] else 0)
     sb = facts["sandbox"]
     typer.echo(f"ctxgate {facts['version']}")
     typer.echo(f"sandbox: {sb['mechanism'] or 'none'}")
@@ -103,6 +150,17 @@ def doctor(json_out: JsonOption = False) -> None:
                  if f["present"] else "MISSING, reinstall ctxgate")
         typer.echo(f"  {'yes' if f['verified'] else 'no '} local model file {f['name']}: "
                    f"{state}")
+    typer.echo("checks:")
+    for check in facts["checks"]:
+        mark = "fixed" if check["fixed"] else "ok" if check["ok"] else "PROBLEM"
+        typer.echo(f"  {mark:<7} {check['name']}: {check['message']}")
+    problems = facts["problems"]
+    if problems:
+        hint = (" (some are repaired by `ctxgate doctor --fix`)"
+                if not fix and any(c["fixable"] and not c["ok"] for c in facts["checks"])
+                else "")
+        typer.echo(f"{problems} problem(s){hint}")
+    raise typer.Exit(1 if problems else 0)
 
 
 def register(app: typer.Typer) -> None:
