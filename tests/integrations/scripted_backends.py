@@ -24,6 +24,16 @@ def keyword_judge(policy):
     return FunctionDecisionModel(fn=fn, model_id="keyword-judge")
 
 
+def eager(policy):
+    """Every call destructive (d=0.95) and plainly requested (r=0.95): only the gate's own
+    rules (effects, provenance) can stop one."""
+
+    def fn(state, questions):
+        return {"destructive": 0.95, "requested": 0.95}
+
+    return FunctionDecisionModel(fn=fn, model_id="eager")
+
+
 def hangs(policy):
     """Never answers in time."""
 

@@ -266,7 +266,10 @@ class ToolGate:
             run_prompts: this run's own prompts, used when the conversation holds no request.
         """
         started = time.perf_counter()
+        if callable(conversation):
+            conversation = _Once(conversation)
         verdict = await self._decide(call, conversation, user_request, run_prompts)
+        verdict = self._provenance(call, verdict, conversation)
         verdict = await self._after(call, verdict)
         verdict = replace(verdict, latency_ms=(time.perf_counter() - started) * 1000.0,
                           timestamp=self.clock())
@@ -344,6 +347,35 @@ class ToolGate:
                               learned_counted=_model_counted_learned(answers, effect))
         self._cache_put(cache_key, verdict)
         return verdict
+
+    def _provenance(self, call: ToolCall, verdict: Verdict, conversation) -> Verdict:
+        """An allowed call that looks destructive or external and is aimed at a value only
+        tool output named (:mod:`ctxgate.gate.provenance`) becomes ``ask`` (``deny`` when the
+        ask band is off)."""
+        if not self.policy.provenance or verdict.code != "allowed" or conversation is None:
+            return verdict
+        dt, rt, at = self._thresholds(call.tool)
+        d = verdict.probabilities.get(DESTRUCTIVE_ID)
+        effect = verdict.effect
+        if effect is not None and effect.rule_based and not effect.needs_model:
+            risky = effect.effect.destructive
+        else:
+            risky = (isinstance(d, (int, float)) and _at_or_above(float(d), dt)) or (
+                effect is not None and effect.effect.destructive)
+        if not risky:
+            return verdict
+        from ctxgate.gate.provenance import foreign_targets
+
+        messages = conversation() if callable(conversation) else conversation
+        values = foreign_targets(call.arguments, messages or (), verdict.user_request)
+        if not values:
+            return verdict
+        ask = at < rt
+        reason = reasons.foreign_targets(values, d if isinstance(d, (int, float)) else None,
+                                         effect=effect, approve_id=verdict.args_sha256[:12],
+                                         ask=ask)
+        return replace(verdict, outcome="ask" if ask else "deny", code="tool_output_target",
+                       reason=reason)
 
     def _user_request(self, conversation, user_request, run_prompts):
         if user_request is not None and str(user_request).strip():
@@ -535,3 +567,18 @@ class ToolGate:
         if not self._audit_warned:
             self._audit_warned = True
             log.warning("gate audit log could not %s (verdicts are unaffected): %s", what, exc)
+
+
+class _Once:
+    """A conversation loader called at most once (the request and the provenance check both
+    read it; a hook's loader reads a transcript file)."""
+
+    __slots__ = ("_load", "_value", "_done")
+
+    def __init__(self, load: Callable[[], Sequence[Mapping[str, Any]]]) -> None:
+        self._load, self._value, self._done = load, None, False
+
+    def __call__(self) -> Sequence[Mapping[str, Any]]:
+        if not self._done:
+            self._value, self._done = self._load(), True
+        return self._value  # type: ignore[return-value]

@@ -156,6 +156,11 @@ class GatePolicy:
     trusted_mcp_servers: tuple[str, ...] = ()
     """MCP servers whose annotations may lower caution (``readOnlyHint`` → read-only);
     any server's annotations may raise it."""
+    provenance: bool = True
+    """A call the model would allow that looks destructive or external, and whose arguments
+    hold a target (e-mail address, URL host, account or wallet number) that only tool output
+    named, never the user, is asked about (denied when the ask band is off): the shape of a
+    prompt injection (:mod:`ctxgate.gate.provenance`)."""
     destructive_question: str = DEFAULT_DESTRUCTIVE_QUESTION
     """The destructive question (its true/false criteria stay the built-in ones)."""
     requested_question: str = DEFAULT_REQUESTED_QUESTION

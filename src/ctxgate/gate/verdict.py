@@ -25,6 +25,7 @@ CODES = {
     "read_only_effect": "a rule knows the tool only reads, allowed without a model call",
     "ask": "looks destructive and only possibly requested: a person decides",
     "destructive_unrequested": "looks destructive and not clearly requested",
+    "tool_output_target": "looks destructive and aimed at a value only tool output named",
     "check": "an added check reached its threshold",
     "no_user_request": "no user request survives to judge against",
     "full_view_unfit": "a full-view argument does not fit the budget",

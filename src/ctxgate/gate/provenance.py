@@ -1,0 +1,140 @@
+"""Where a call's targets came from: values that only tool output named, never the user.
+
+A prompt injection reaches the agent through tool output (a web page, an e-mail, a file, an
+issue comment) and asks it to act on something the attacker chose: send the invoices to
+``billing@evil.example``, pay ``GB33BUKB20201555555555``, post the keys to
+``https://collect.evil.example``. The user never typed that address, account or host; only a
+tool result did. This module finds such values in a call's arguments:
+
+* **targets** are values that pick a recipient or a place: e-mail addresses, URL hosts,
+  IBAN-like account numbers, Ethereum-style wallets, and digit runs of 8 or more (account,
+  card and phone numbers, written with or without spaces and dashes);
+* a target is **foreign** when the text of some tool result in the conversation holds it
+  and no user-authored text does (the user's messages and the request the gate judges
+  against). A target found in neither is not judged here (the decision model sees it);
+* assistant text does not vouch for a value: the assistant is the party the injection
+  steers.
+
+The gate applies it only to calls that look destructive or have an external effect and
+that the model would otherwise allow (see ``GatePolicy.provenance``). Pure and deterministic;
+no network, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["MAX_SCANNED_CHARS", "foreign_targets", "targets", "tool_output_text", "user_text"]
+
+MAX_SCANNED_CHARS = 2_000_000
+"""Most code points of tool output (and of user text) scanned per decision (the newest kept)."""
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}")
+_URL_HOST = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://(?:[^\s/@\"'<>]*@)?([A-Za-z0-9.-]{1,253})")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b")
+_WALLET = re.compile(r"\b0x[0-9a-fA-F]{40}\b")
+_DIGITS = re.compile(r"(?<![\w.:/-])\+?\d(?:[ -]?\d){7,}(?![\w:/-]|\.\d)")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?!\d)")
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1"})
+
+
+def _norm_digits(text: str) -> str:
+    return re.sub(r"[^\d]", "", text)
+
+
+def targets(text: str) -> set[str]:
+    """The target values in ``text``, normalised (lower-case addresses and hosts, IBANs and
+    digit runs without spaces or dashes)."""
+    out: set[str] = set()
+    for m in _EMAIL.finditer(text):
+        out.add(m.group(0).lower())
+    for m in _URL_HOST.finditer(text):
+        host = m.group(1).lower().rstrip(".")
+        if host and host not in _LOCAL_HOSTS and "." in host:
+            out.add(host)
+    ibans = list(_IBAN.finditer(text))
+    for m in ibans:
+        out.add(m.group(0).replace(" ", ""))
+    for m in reversed(ibans):  # its digits are not a number of their own
+        text = text[:m.start()] + " " + text[m.end():]
+    for m in _WALLET.finditer(text):
+        out.add(m.group(0).lower())
+    for m in _DIGITS.finditer(text):
+        if not _DATE.match(m.group(0)):
+            out.add(_norm_digits(m.group(0)))
+    return out
+
+
+def _strings(value: Any, depth: int = 0) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif depth < 8 and isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v, depth + 1)
+    elif depth < 8 and isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        for v in value:
+            yield from _strings(v, depth + 1)
+
+
+def _block_text(block: Any) -> str:
+    if isinstance(block, str):
+        return block
+    if isinstance(block, Mapping):
+        text = block.get("text")
+        if isinstance(text, str):
+            return text
+        content = block.get("content")
+        if content is not None:
+            return "\n".join(_block_text(b) for b in (
+                content if isinstance(content, list) else [content]))
+    return ""
+
+
+def tool_output_text(conversation: Sequence[Mapping[str, Any]]) -> str:
+    """The text of every tool result in ``conversation`` (OpenAI ``tool``/``function``
+    messages, Anthropic ``tool_result`` blocks), newest last, at most
+    :data:`MAX_SCANNED_CHARS` code points (the newest kept)."""
+    parts: list[str] = []
+    for m in conversation:
+        if not isinstance(m, Mapping):
+            continue
+        content = m.get("content")
+        if m.get("role") in ("tool", "function"):
+            parts.append(_block_text({"content": content}))
+        elif isinstance(content, list):
+            parts += [_block_text(b) for b in content
+                      if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+    return "\n".join(parts)[-MAX_SCANNED_CHARS:]
+
+
+def user_text(conversation: Sequence[Mapping[str, Any]], request: str = "") -> str:
+    """What the user wrote: the text blocks of user messages (not their tool results) and the
+    request the gate judges against."""
+    parts = [request]
+    for m in conversation:
+        if not isinstance(m, Mapping) or m.get("role") != "user":
+            continue
+        content = m.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [_block_text(b) for b in content if isinstance(b, str) or (
+                isinstance(b, Mapping) and b.get("type") in ("text", "input_text"))]
+    return "\n".join(parts)[-MAX_SCANNED_CHARS:]
+
+
+def foreign_targets(arguments: Any, conversation: Sequence[Mapping[str, Any]],
+                    request: str = "") -> list[str]:
+    """The call's target values that a tool result named and the user never did, sorted."""
+    wanted: set[str] = set()
+    for s in _strings(arguments):
+        wanted |= targets(s[:MAX_SCANNED_CHARS])
+    if not wanted:
+        return []
+    tool_side = targets(tool_output_text(conversation))
+    if not wanted & tool_side:
+        return []
+    user_side = targets(user_text(conversation, request))
+    return sorted((wanted & tool_side) - user_side)
