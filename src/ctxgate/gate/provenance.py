@@ -26,10 +26,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["MAX_SCANNED_CHARS", "foreign_targets", "targets", "tool_output_text", "user_text"]
+__all__ = ["MAX_SCANNED_CHARS", "MAX_TOOL_TEXT_CHARS", "foreign_targets", "targets", "tool_output_text", "user_text"]
 
 MAX_SCANNED_CHARS = 2_000_000
 """Most code points of tool output (and of user text) scanned per decision (the newest kept)."""
+
+MAX_TOOL_TEXT_CHARS = 200_000
+"""Most code points of one tool result an adapter passes on for this check (its end kept:
+tool output that steers an agent is read last)."""
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}")
 _URL_HOST = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}://(?:[^\s/@\"'<>]*@)?([A-Za-z0-9.-]{1,253})")

@@ -13,7 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from ctxgate.gate.provenance import MAX_TOOL_TEXT_CHARS
 
 __all__ = ["SUMMARY_SOURCE", "gate_messages", "is_summary", "turn_start"]
 
@@ -66,6 +74,8 @@ def gate_messages(messages: Iterable[Any], boundary_marker: str) -> list[dict[st
             out.append({"role": "assistant", "content": _text_blocks(m.content)})
         elif isinstance(m, SystemMessage):
             out.append({"role": "system", "content": ""})
+        elif isinstance(m, ToolMessage):  # its text: what only tool output named (provenance)
+            out.append({"role": "tool", "content": m.text[-MAX_TOOL_TEXT_CHARS:]})
         elif isinstance(m, BaseMessage):
             out.append({"role": "tool", "content": ""})
     return out

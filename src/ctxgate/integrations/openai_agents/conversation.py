@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ctxgate.gate.provenance import MAX_TOOL_TEXT_CHARS
+
 __all__ = ["conversation_from_items"]
 
 _TEXT_PARTS = ("input_text", "output_text", "text")
@@ -58,6 +60,18 @@ def _content(content: Any) -> str | list[dict[str, Any]]:
     return blocks
 
 
+def _output_text(output: Any) -> str:
+    """The text of a tool call's output item (a string, or text parts), its end kept."""
+    if isinstance(output, str):
+        text = output
+    elif isinstance(output, list):
+        text = "\n".join(str(p.get("text", "")) for p in (_as_mapping(x) for x in output)
+                         if p is not None and isinstance(p.get("text"), str))
+    else:
+        text = ""
+    return text[-MAX_TOOL_TEXT_CHARS:]
+
+
 def conversation_from_items(items: Iterable[Any]) -> list[dict[str, Any]]:
     """Chat messages (oldest first) for :func:`ctxgate.gate.request.extract_user_request`."""
     messages: list[dict[str, Any]] = []
@@ -73,7 +87,8 @@ def conversation_from_items(items: Iterable[Any]) -> list[dict[str, Any]]:
         if kind in (None, "message") and role in ("user", "assistant"):
             messages.append({"role": role, "content": _content(item.get("content"))})
         elif isinstance(kind, str) and kind.endswith("_output"):
-            messages.append({"role": "tool", "content": ""})
+            # its text: what only tool output named (the gate's provenance check)
+            messages.append({"role": "tool", "content": _output_text(item.get("output"))})
         elif isinstance(kind, str) and kind.endswith("_call"):
             messages.append({"role": "assistant", "content": []})
     return messages

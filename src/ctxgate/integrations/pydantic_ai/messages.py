@@ -16,8 +16,10 @@ is not seen), followed by the model response that asked for the call.
   compaction in a response — is a compaction boundary: a ``user`` message starting with the
   gate's first compaction marker, so nothing before it can authorize a call;
 * a response's ``TextPart`` text is an ``assistant`` message (the short-reply rule reads it);
-* tool calls, tool returns, retry prompts and system prompts carry no user request and are
-  left out.
+* a tool return is a ``tool`` message with its text (never a request; the gate's
+  provenance check reads it: a target only tool output named), and so is a tool's
+  ``ToolReturn`` content; tool calls, retry prompts and system prompts carry no user request
+  and are left out.
 
 :func:`run_prompts` is the run's own prompt (``ctx.prompt``), which the gate uses when the
 history holds no user message after the last boundary.
@@ -41,6 +43,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from ctxgate.gate.provenance import MAX_TOOL_TEXT_CHARS
 from ctxgate.gate.request import DEFAULT_COMPACTION_MARKERS, DEFAULT_INJECTED_PREFIXES
 
 __all__ = ["gate_conversation", "prompt_text", "run_prompts"]
@@ -103,9 +106,15 @@ def gate_conversation(
                 if isinstance(part, CompactionPart):
                     out.append(_boundary(marker, part))
                     return out[::-1]
+                if isinstance(part, BaseToolReturnPart):  # what only tool output named
+                    out.append({"role": "tool", "content": _tool_text(part)})
+                    continue
                 if isinstance(part, UserPromptPart):
                     if with_results and prompt_text(part.content) != own:
-                        continue  # a tool's ToolReturn.content, not the user's words
+                        # a tool's ToolReturn.content, not the user's words
+                        out.append({"role": "tool", "content": prompt_text(
+                            part.content)[-MAX_TOOL_TEXT_CHARS:]})
+                        continue
                     converted = {"role": "user", "content": _user_blocks(part.content)}
                     out.append(converted)
                     if _any_text_starts(converted["content"], tuple(compaction_markers)):
@@ -128,6 +137,15 @@ def gate_conversation(
             if texts:
                 out.append({"role": "assistant", "content": "\n".join(texts[::-1])})
     return out[::-1]
+
+
+def _tool_text(part: BaseToolReturnPart) -> str:
+    """A tool return's text as the model read it, its end kept."""
+    try:
+        text = part.model_response_str()
+    except Exception:  # noqa: BLE001 - a return that cannot be shown has no text to check
+        text = ""
+    return text[-MAX_TOOL_TEXT_CHARS:]
 
 
 def _any_text_starts(content: str | list[dict[str, str]], prefixes: tuple[str, ...]) -> bool:
