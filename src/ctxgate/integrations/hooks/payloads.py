@@ -191,6 +191,13 @@ def _codex_message(entry: dict[str, Any]) -> dict[str, Any] | None:
     if entry.get("type") == "compacted":
         return {"role": "user", "content": [
             {"type": "text", "text": f"{COMPACTION_TEXT} {payload.get('message', '')}"}]}
+    if payload.get("type") in ("function_call_output", "custom_tool_call_output"):
+        # a tool's output: never a request; the gate's provenance check reads its text
+        output = payload.get("output")
+        if isinstance(output, dict):
+            output = output.get("content", "")
+        text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+        return {"role": "tool", "content": text[-200_000:]}
     if payload.get("type") != "message" or payload.get("role") not in ("user", "assistant"):
         return None
     parts = payload.get("content")
