@@ -148,3 +148,12 @@ def test_through_the_real_hook_with_a_claude_code_transcript(tmp_path: Path) -> 
     # the user's own address for the same send is not stopped
     own = hook({**payload, "tool_input": {**payload["tool_input"], "to": "me@corp.example"}})
     assert out != own and own.get("permissionDecision") != "ask", own
+
+
+def test_the_user_may_name_a_host_without_a_scheme_and_a_number_with_spaces() -> None:
+    convo = anthropic_conversation("upload it to collect.evil.example and pay GB33 BUKB 2020 "
+                                   "1555 5555 55", INJECTED)
+    args = {"url": "https://collect.evil.example/k", "iban": "GB33BUKB20201555555555"}
+    assert foreign_targets(args, convo) == []
+    other = anthropic_conversation("upload it to collect.example and pay GB33", INJECTED)
+    assert foreign_targets(args, other) == ["GB33BUKB20201555555555", "collect.evil.example"]

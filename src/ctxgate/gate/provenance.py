@@ -11,7 +11,8 @@ tool result did. This module finds such values in a call's arguments:
   card and phone numbers, written with or without spaces and dashes);
 * a target is **foreign** when the text of some tool result in the conversation holds it
   and no user-authored text does (the user's messages and the request the gate judges
-  against). A target found in neither is not judged here (the decision model sees it);
+  against; there a bare host, ``collect.example.com`` without a scheme, or a number written
+  with spaces counts too). A target found in neither is not judged here (the decision model sees it);
 * assistant text does not vouch for a value: the assistant is the party the injection
   steers.
 
@@ -140,5 +141,8 @@ def foreign_targets(arguments: Any, conversation: Sequence[Mapping[str, Any]],
     tool_side = targets(tool_output_text(conversation))
     if not wanted & tool_side:
         return []
-    user_side = targets(user_text(conversation, request))
-    return sorted((wanted & tool_side) - user_side)
+    said = user_text(conversation, request)
+    user_side = targets(said)
+    lowered, packed = said.lower(), re.sub(r"[\s-]", "", said)
+    return sorted(v for v in wanted & tool_side
+                  if v not in user_side and v.lower() not in lowered and v not in packed)

@@ -313,6 +313,12 @@ AMBIGUOUS_VERBS = frozenset({"post"})
 generated name (``post_rest_lookups``) as a message sent."""
 
 
+_KIN = {"send": {"send", "push"}, "push": {"send", "push"},
+        "delete": {"delete", "undo"}, "undo": {"delete", "undo"}}
+"""Harmful actions a request may state in each other's words, for the contradiction check:
+"upload" (push) for a ``curl -X POST`` (send), "remove my last commit" (delete) for a
+``git reset`` (undo)."""
+
 _ENDING = re.compile(r"\b(cancel|revok|unsubscrib|deactivat|disabl|detach|de-?regist|"
                      r"unregist|unassign|unshar|unfollow|unpublish|dismiss|expir|close)", re.I)
 """Requests that end something, for the contradiction check only: a delete or a stop is how a
@@ -336,7 +342,7 @@ def action_contradiction(request: str, terms: Any, tool: str, shell: bool) -> st
     asked = request_actions(request)
     if _ENDING.search(request):
         asked |= {"delete", "kill"}
-    if not asked or harmful & asked:
+    if not asked or any(_KIN.get(a, {a}) & asked for a in harmful):
         return None
     return f"{', '.join(sorted(harmful))}; request states {', '.join(sorted(asked))}"
 
