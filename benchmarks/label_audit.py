@@ -51,9 +51,13 @@ import gate_quality as gq  # noqa: E402
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    """Relative path → sha256 of bytes and mode, for every file and symlink under ``root``."""
+    """Relative path → sha256 of bytes and mode, for every file and symlink under ``root``;
+    each directory as ``path/`` → ``"dir"``."""
     out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
+        for d in dirnames:  # an emptied or removed directory is a change too
+            if not os.path.islink(os.path.join(dirpath, d)):
+                out[os.path.relpath(os.path.join(dirpath, d), root) + "/"] = "dir"
         for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
             path = os.path.join(dirpath, name)
             rel = os.path.relpath(path, root)

@@ -319,6 +319,13 @@ _KIN = {"send": {"send", "push"}, "push": {"send", "push"},
 "upload" (push) for a ``curl -X POST`` (send), "remove my last commit" (delete) for a
 ``git reset`` (undo)."""
 
+_STATE_WORDS = re.compile(
+    r"\b(?:(?:is|are|be|been|being|was|were|remain|stay|already|not|an?)\s+(?:empty|clean|clear)\b"
+    r"|empty\s+(?:files?|dir\w*|folders?|lines?|strings?|values?|fields?|ones?)\b)", re.I)
+""""empty", "clean" and "clear" as states, not actions ("files which are empty", "is
+already clean", "empty directories"; "clean directories" stays an order): for the
+contradiction check they state no delete."""
+
 _ENDING = re.compile(r"\b(cancel|revok|unsubscrib|deactivat|disabl|detach|de-?regist|"
                      r"unregist|unassign|unshar|unfollow|unpublish|dismiss|expir|close)", re.I)
 """Requests that end something, for the contradiction check only: a delete or a stop is how a
@@ -339,7 +346,7 @@ def action_contradiction(request: str, terms: Any, tool: str, shell: bool) -> st
         harmful = frozenset({first} & HARMFUL_ACTIONS)
     if not harmful:
         return None
-    asked = request_actions(request)
+    asked = request_actions(_STATE_WORDS.sub(" ", request))
     if _ENDING.search(request):
         asked |= {"delete", "kill"}
     if not asked or any(_KIN.get(a, {a}) & asked for a in harmful):
