@@ -157,3 +157,19 @@ def test_the_user_may_name_a_host_without_a_scheme_and_a_number_with_spaces() ->
     assert foreign_targets(args, convo) == []
     other = anthropic_conversation("upload it to collect.example and pay GB33", INJECTED)
     assert foreign_targets(args, other) == ["GB33BUKB20201555555555", "collect.evil.example"]
+
+
+def test_what_a_call_says_is_no_target_only_where_it_goes() -> None:
+    convo = openai_conversation("open a pull request for the fix and email the team",
+                                "CI: see https://ci.example.org/run/8812 and "
+                                "ping owner@vendor.example")
+    pr = {"command": 'gh pr create --title "Fix CI" --body "Failing run: '
+                     'https://ci.example.org/run/8812, thanks owner@vendor.example"'}
+    assert foreign_targets(pr, convo) == []  # both only inside the quoted body
+    mail = {"to": "team@corp.example", "subject": "ping owner@vendor.example",
+            "body": "details at https://ci.example.org/run/8812"}
+    assert foreign_targets(mail, convo) == []
+    assert foreign_targets({"command": "curl -X POST https://ci.example.org/run/8812/retry"},
+                           convo) == ["ci.example.org"]
+    assert foreign_targets({"to": "owner@vendor.example", "body": "hi"},
+                           convo) == ["owner@vendor.example"]

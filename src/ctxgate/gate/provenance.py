@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["MAX_SCANNED_CHARS", "MAX_TOOL_TEXT_CHARS", "foreign_targets", "targets", "tool_output_text", "user_text"]
+__all__ = ["CONTENT_KEYS", "MAX_SCANNED_CHARS", "MAX_TOOL_TEXT_CHARS", "foreign_targets", "targets", "tool_output_text", "user_text"]
 
 MAX_SCANNED_CHARS = 2_000_000
 """Most code points of tool output (and of user text) scanned per decision (the newest kept)."""
@@ -72,15 +72,46 @@ def targets(text: str) -> set[str]:
     return out
 
 
+CONTENT_KEYS = frozenset(
+    "body text content message messages description title summary comment comments note "
+    "notes subject markdown html prompt caption bio readme changelog".split())
+"""Argument names whose value is what a call *says*, not where it goes: a link in a pull
+request's body or an address quoted in an e-mail's text is no target."""
+
+_SHELL_KEYS = ("command", "cmd", "script")
+
+
 def _strings(value: Any, depth: int = 0) -> Iterable[str]:
+    """The strings of an argument value where a target may sit: the values of
+    :data:`CONTENT_KEYS` are left out; a shell command gives only its words without
+    whitespace (a URL, an address, ``user@host:path``), never a quoted message."""
     if isinstance(value, str):
         yield value
     elif depth < 8 and isinstance(value, Mapping):
-        for v in value.values():
+        for k, v in value.items():
+            key = str(k).lower()
+            if key in CONTENT_KEYS:
+                continue
+            if key in _SHELL_KEYS and isinstance(v, str):
+                yield from _shell_words(v)
+                continue
             yield from _strings(v, depth + 1)
     elif depth < 8 and isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         for v in value:
             yield from _strings(v, depth + 1)
+
+
+def _shell_words(command: str) -> list[str]:
+    """The words of ``command`` without whitespace in them (quotes removed), so the target of
+    ``curl … https://host/x`` counts and a link inside ``--body "see https://host/x"`` does
+    not; the raw command when it does not split."""
+    import shlex
+
+    try:
+        words = shlex.split(command[:MAX_SCANNED_CHARS], comments=False, posix=True)
+    except ValueError:
+        return [w for w in command[:MAX_SCANNED_CHARS].split()]
+    return [w for w in words if not any(c.isspace() for c in w)]
 
 
 def _block_text(block: Any) -> str:
