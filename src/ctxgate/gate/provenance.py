@@ -101,14 +101,47 @@ def _strings(value: Any, depth: int = 0) -> Iterable[str]:
             yield from _strings(v, depth + 1)
 
 
+_RUNS_ITS_INPUT = re.compile(
+    r"(?:^|[|;&({]|&&|\|\|)\s*(?:sudo\s+|env\s+|exec\s+)*(?:\S*/)?"
+    r"(?:bash|sh|zsh|dash|ksh|fish|ssh|python[0-9.]*|node|perl|ruby|php|psql|mysql|sqlite3|"
+    r"redis-cli|curl|xargs|eval)\b")
+"""A line whose here-document is read by something that runs or sends it (a shell, ``ssh``,
+an interpreter, a SQL client, ``curl --data @-``): its body is kept."""
+
+_HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+
+
+def _without_heredoc_bodies(command: str) -> str:
+    """``command`` with the bodies of its here-documents left out when they are only written
+    somewhere (``cat > f``, ``tee``): such a body is a file's content, what the call says,
+    not where it goes. A body fed to a shell, ``ssh``, an interpreter or a client is run, and
+    kept. Measured on 14,250
+    commands of real coding-agent trajectories, every false ask was a URL inside
+    ``cat > test.py << 'EOF' … EOF``."""
+    lines = command.split("\n")
+    out: list[str] = []
+    pending: list[tuple[str, bool]] = []
+    for line in lines:
+        if pending:
+            word, strip = pending[0]
+            if (line.lstrip("\t") if strip else line) == word:
+                pending.pop(0)
+            continue
+        out.append(line)
+        if not _RUNS_ITS_INPUT.search(line):  # a body a shell or interpreter reads is run
+            pending = [(m.group(3), m.group(1) == "-") for m in _HEREDOC.finditer(line)]
+    return "\n".join(out)
+
+
 def _shell_words(command: str) -> list[str]:
     """The words of ``command`` without whitespace in them (quotes removed), so the target of
     ``curl … https://host/x`` counts and a link inside ``--body "see https://host/x"`` does
     not; the raw command when it does not split."""
     import shlex
 
+    command = _without_heredoc_bodies(command[:MAX_SCANNED_CHARS])
     try:
-        words = shlex.split(command[:MAX_SCANNED_CHARS], comments=False, posix=True)
+        words = shlex.split(command, comments=False, posix=True)
     except ValueError:
         return [w for w in command[:MAX_SCANNED_CHARS].split()]
     return [w for w in words if not any(c.isspace() for c in w)]

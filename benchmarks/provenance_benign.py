@@ -1,0 +1,123 @@
+"""How often the provenance check would stop honest work: real coding-agent trajectories.
+
+    python benchmarks/provenance_benign.py --trajectories DIR [--limit N]
+
+``DIR`` holds mini-swe-agent trajectories (``**/*.traj.json``; MIT, Copyright (c) 2025 Kilian
+A. Lieret and Carlos E. Jimenez): ``deepseek/deepseek-chat`` solving SWE-bench tasks with one
+bash tool, from ``output/`` of https://github.com/SWE-agent/mini-swe-agent at commit
+``ec0e8e849fea5b1619deb1753007201000904672`` (the source of
+``tests/gate/data/agent_commands``). Fetch it outside the repository, e.g.::
+
+    git clone https://github.com/SWE-agent/mini-swe-agent /tmp/msa
+    git -C /tmp/msa checkout ec0e8e849fea5b1619deb1753007201000904672
+
+Every command of every trajectory is an agent's honest work on the task it was given (the
+task, a pull-request description, is the request). For each command, with the conversation up
+to it (its ``tool`` messages are what the commands printed), the script counts the commands
+holding a target that only tool output named (:func:`ctxgate.gate.provenance.foreign_targets`)
+and runs those through the whole gate (default policy, local backend, an empty git
+repository as ``cwd``): each ``tool_output_target`` verdict there is a false ask. Measuring
+only: nothing here tunes the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+
+def commands_of(message: dict[str, Any]) -> list[str]:
+    """The shell commands an assistant message ran (mini-swe-agent's ``extra.actions``)."""
+    extra = message.get("extra") or {}
+    out = [a.get("command") for a in extra.get("actions") or [] if isinstance(a, dict)]
+    return [c for c in out if isinstance(c, str) and c.strip()]
+
+
+def text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trajectories", type=Path, required=True)
+    ap.add_argument("--limit", type=int, default=0, help="at most this many trajectories")
+    args = ap.parse_args()
+
+    from ctxgate.gate import ToolCall, ToolGate
+    from ctxgate.gate.loader import load_decision_model
+    from ctxgate.gate.policy import GatePolicy
+    from ctxgate.gate.provenance import foreign_targets
+
+    files = sorted(args.trajectories.rglob("*.traj.json"))[: args.limit or None]
+    policy = GatePolicy(audit=False)
+    gate = ToolGate(load_decision_model("local", policy), policy)
+    started = time.monotonic()
+    counts: Counter = Counter()
+    examples: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="ctxgate-provenance-") as cwd:
+        env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+        subprocess.run(["git", "init", "-q"], cwd=cwd, env=env, check=True)
+        for path in files:
+            try:
+                traj = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                counts["unreadable trajectories"] += 1
+                continue
+            if not isinstance(traj, dict):
+                counts["unreadable trajectories"] += 1  # another trajectory format
+                continue
+            counts["trajectories"] += 1
+            messages = [m for m in traj.get("messages", []) if isinstance(m, dict)]
+            request = next((text_of(m) for m in messages if m.get("role") == "user"), "")
+            seen: list[dict[str, Any]] = []
+            for m in messages:
+                role = m.get("role")
+                if role == "assistant":
+                    for command in commands_of(m):
+                        counts["commands"] += 1
+                        call_args = {"command": command}
+                        if not foreign_targets(call_args, seen, request):
+                            continue
+                        counts["commands with a target only tool output named"] += 1
+                        gate.new_run()
+                        verdict = gate.decide_sync(
+                            ToolCall(tool="bash", arguments=call_args, cwd=cwd),
+                            conversation=seen, user_request=request)
+                        counts[f"  of which: {verdict.outcome} ({verdict.code})"] += 1
+                        if verdict.code == "tool_output_target":
+                            examples.append(command[:160].replace("\n", " "))
+                if role in ("user", "assistant", "tool", "system"):
+                    seen.append({"role": role, "content": text_of(m)})
+    took = time.monotonic() - started
+    print(f"{counts['trajectories']} trajectories, {counts['commands']} commands, "
+          f"{took:.0f} s; load average {os.getloadavg()[0]:.2f}\n")
+    print("| what | n | share of commands |")
+    print("|---|---|---|")
+    total = max(counts["commands"], 1)
+    for key, n in sorted(counts.items(), key=lambda kv: (not kv[0].startswith("commands"),
+                                                          kv[0])):
+        if key in ("trajectories", "unreadable trajectories"):
+            continue
+        print(f"| {key} | {n} | {n / total:.2%} |")
+    asked = sum(n for k, n in counts.items() if "tool_output_target" in k)
+    print(f"\nfalse asks by the provenance check: {asked} of {counts['commands']} honest "
+          f"commands ({asked / total:.3%})")
+    for e in examples[:20]:
+        print(f"  asked: {e}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
