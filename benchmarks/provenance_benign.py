@@ -117,6 +117,36 @@ def main() -> None:
           f"commands ({asked / total:.3%})")
     for e in examples[:20]:
         print(f"  asked: {e}")
+    check_cost()
+
+
+def check_cost(chars: int = 2_000_000, rounds: int = 5) -> None:
+    """The check on the largest tool output it reads (``MAX_SCANNED_CHARS`` code points of
+    log-like text holding addresses, URLs and numbers), beside one ``str.lower`` of the same
+    text (a pass the check must make anyway)."""
+    import random
+    import statistics
+
+    from ctxgate.gate.provenance import foreign_targets
+
+    rng = random.Random(7)
+    words = ["error", "at", "line", "12345678", "https://example.org/x", "ops@example.com",
+             "GB33BUKB20201555555555", "2026-12-05", "lorem", "ipsum", "dolor", "sit"]
+    text = " ".join(rng.choice(words) for _ in range(chars // 5))[:chars]
+    convo = [{"role": "tool", "content": text}]
+    call = {"to": "ops@example.com", "iban": "GB33 BUKB 2020 1555 5555 55",
+            "url": "https://collect.example.net/k", "phone": "+44 20 7946 0958"}
+    check, lower = [], []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        foreign_targets(call, convo, "send the report")
+        check.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        text.lower()
+        lower.append((time.perf_counter() - t) * 1000)
+    print(f"\ncheck on a {chars:,}-code-point tool output, 4 targets in the call: p50 "
+          f"{statistics.median(check):.1f} ms (one str.lower of the same text: "
+          f"{statistics.median(lower):.1f} ms)")
 
 
 if __name__ == "__main__":

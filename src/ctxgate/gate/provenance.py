@@ -196,17 +196,53 @@ def user_text(conversation: Sequence[Mapping[str, Any]], request: str = "") -> s
 
 def foreign_targets(arguments: Any, conversation: Sequence[Mapping[str, Any]],
                     request: str = "") -> list[str]:
-    """The call's target values that a tool result named and the user never did, sorted."""
+    """The call's target values that a tool result named and the user never did, sorted.
+
+    Only the call's own strings are parsed for targets; the conversation is searched for
+    those values (a literal search, case-insensitive, not inside a longer word; a number also
+    written with spaces or dashes), so a long transcript costs a few C-speed passes."""
     wanted: set[str] = set()
     for s in _strings(arguments):
         wanted |= targets(s[:MAX_SCANNED_CHARS])
     if not wanted:
         return []
-    tool_side = targets(tool_output_text(conversation))
-    if not wanted & tool_side:
+    tool_side = _Haystack(tool_output_text(conversation))
+    named = [v for v in wanted if tool_side.holds(v)]
+    if not named:
         return []
-    said = user_text(conversation, request)
-    user_side = targets(said)
-    lowered, packed = said.lower(), re.sub(r"[\s-]", "", said)
-    return sorted(v for v in wanted & tool_side
-                  if v not in user_side and v.lower() not in lowered and v not in packed)
+    said = _Haystack(user_text(conversation, request))
+    return sorted(v for v in named if not said.holds(v))
+
+
+class _Haystack:
+    """A text searched for target values, lower-cased once on first need."""
+
+    __slots__ = ("_lower", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text, self._lower = text, None
+
+    def holds(self, value: str) -> bool:
+        if self._lower is None:
+            self._lower = self._text.lower()
+        v = value.lower()
+        if _found(v, self._lower):
+            return True
+        if v.isdigit() or _IBAN.fullmatch(value):  # a number may be written with spaces
+            spaced = r"[ \t-]?".join(re.escape(c) for c in v)
+            return re.search(rf"(?<![\w.@+-]){spaced}(?![\w@-])", self._lower) is not None
+        return False
+
+
+def _found(value: str, text: str) -> bool:
+    """``value`` occurs in ``text`` not inside a longer word, host or number."""
+    start = text.find(value)
+    while start != -1:
+        before = text[start - 1] if start else " "
+        end = start + len(value)
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before in "._-+@") and not (after.isalnum()
+                                                               or after in "_-@"):
+            return True
+        start = text.find(value, start + 1)
+    return False
