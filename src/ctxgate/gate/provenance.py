@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["CONTENT_KEYS", "MAX_SCANNED_CHARS", "MAX_TOOL_TEXT_CHARS", "foreign_targets", "targets", "tool_output_text", "user_text"]
+__all__ = ["CONTENT_KEYS", "DESTINATION_KEY", "MAX_SCANNED_CHARS", "MAX_TOOL_TEXT_CHARS", "foreign_targets", "targets", "tool_output_text", "user_text"]
 
 MAX_SCANNED_CHARS = 2_000_000
 """Most code points of tool output (and of user text) scanned per decision (the newest kept)."""
@@ -49,9 +49,9 @@ def _norm_digits(text: str) -> str:
     return re.sub(r"[^\d]", "", text)
 
 
-def targets(text: str) -> set[str]:
+def targets(text: str, *, numbers: bool = True) -> set[str]:
     """The target values in ``text``, normalised (lower-case addresses and hosts, IBANs and
-    digit runs without spaces or dashes)."""
+    digit runs without spaces or dashes); ``numbers=False`` leaves digit runs out."""
     out: set[str] = set()
     for m in _EMAIL.finditer(text):
         out.add(m.group(0).lower())
@@ -66,7 +66,7 @@ def targets(text: str) -> set[str]:
         text = text[:m.start()] + " " + text[m.end():]
     for m in _WALLET.finditer(text):
         out.add(m.group(0).lower())
-    for m in _DIGITS.finditer(text):
+    for m in _DIGITS.finditer(text) if numbers else ():
         if not _DATE.match(m.group(0)):
             out.add(_norm_digits(m.group(0)))
     return out
@@ -81,24 +81,34 @@ request's body or an address quoted in an e-mail's text is no target."""
 _SHELL_KEYS = ("command", "cmd", "script")
 
 
-def _strings(value: Any, depth: int = 0) -> Iterable[str]:
-    """The strings of an argument value where a target may sit: the values of
-    :data:`CONTENT_KEYS` are left out; a shell command gives only its words without
-    whitespace (a URL, an address, ``user@host:path``), never a quoted message."""
+DESTINATION_KEY = re.compile(
+    r"(account|iban|bic|swift|routing|sort_?code|card|phone|mobile|msisdn|tel\b|fax|"
+    r"recipient|payee|beneficiary|wallet|destination|^to$|_to$|^dest)", re.I)
+"""Argument names under which a long number is where something goes (an account, a card, a
+phone). Elsewhere a number is an object the call acts on (a comment id, an order id taken
+from a listing), which the requested question judges, so it is no target."""
+
+
+def _strings(value: Any, depth: int = 0, key: str = "") -> Iterable[tuple[str, bool]]:
+    """``(string, numbers)`` for each string of an argument value where a target may sit,
+    ``numbers`` telling whether a long number there is a destination (its argument's name
+    matches :data:`DESTINATION_KEY`). The values of :data:`CONTENT_KEYS` are left out; a
+    shell command gives only its words without whitespace (a URL, an address,
+    ``user@host:path``), never a quoted message, and no numbers."""
     if isinstance(value, str):
-        yield value
+        yield value, bool(key and DESTINATION_KEY.search(key))
     elif depth < 8 and isinstance(value, Mapping):
         for k, v in value.items():
-            key = str(k).lower()
-            if key in CONTENT_KEYS:
+            name = str(k).lower()
+            if name in CONTENT_KEYS:
                 continue
-            if key in _SHELL_KEYS and isinstance(v, str):
-                yield from _shell_words(v)
+            if name in _SHELL_KEYS and isinstance(v, str):
+                yield from ((w, False) for w in _shell_words(v))
                 continue
-            yield from _strings(v, depth + 1)
+            yield from _strings(v, depth + 1, name)
     elif depth < 8 and isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         for v in value:
-            yield from _strings(v, depth + 1)
+            yield from _strings(v, depth + 1, key)
 
 
 _RUNS_ITS_INPUT = re.compile(
@@ -202,8 +212,8 @@ def foreign_targets(arguments: Any, conversation: Sequence[Mapping[str, Any]],
     those values (a literal search, case-insensitive, not inside a longer word; a number also
     written with spaces or dashes), so a long transcript costs a few C-speed passes."""
     wanted: set[str] = set()
-    for s in _strings(arguments):
-        wanted |= targets(s[:MAX_SCANNED_CHARS])
+    for s, numbers in _strings(arguments):
+        wanted |= targets(s[:MAX_SCANNED_CHARS], numbers=numbers)
     if not wanted:
         return []
     tool_side = _Haystack(tool_output_text(conversation))
@@ -230,7 +240,7 @@ class _Haystack:
             return True
         if v.isdigit() or _IBAN.fullmatch(value):  # a number may be written with spaces
             spaced = r"[ \t-]?".join(re.escape(c) for c in v)
-            return re.search(rf"(?<![\w.@+-]){spaced}(?![\w@-])", self._lower) is not None
+            return re.search(rf"(?<![\w.@-]){spaced}(?![\w@-])", self._lower) is not None
         return False
 
 
