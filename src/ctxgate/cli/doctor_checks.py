@@ -223,14 +223,18 @@ def check_model(files: list[dict[str, Any]]) -> Check:
 # -- installed hooks ---------------------------------------------------------------------
 
 def hook_files(home: Path, project: Path) -> list[tuple[str, Path]]:
-    """Every file ctxgate's hooks may be in: ``(harness, path)``, user files first."""
-    claude = os.environ.get("CLAUDE_CONFIG_DIR")
-    codex = os.environ.get("CODEX_HOME")
-    files = [("claude-code", (Path(claude) if claude else home / ".claude") / "settings.json"),
-             ("codex", (Path(codex) if codex else home / ".codex") / "hooks.json"),
-             ("claude-code", project / ".claude" / "settings.json"),
-             ("claude-code", project / ".claude" / "settings.local.json"),
-             ("codex", project / ".codex" / "hooks.json")]
+    """Every file ctxgate's hooks may be in: ``(harness, path)``, user files first (each
+    harness adapter's own ``hooks_file``, the one ``hook install`` writes), plus Claude Code's
+    ``.claude/settings.local.json`` beside the project's settings."""
+    from ctxgate.integrations.hooks.harness import get_harness
+
+    def where(harness: str, scope: str) -> tuple[str, Path]:
+        return harness, get_harness(harness).hooks_file(scope, home=home, project=project)
+
+    claude_project = where("claude-code", "project")
+    files = [where("claude-code", "user"), where("codex", "user"), claude_project,
+             ("claude-code", claude_project[1].with_name("settings.local.json")),
+             where("codex", "project")]
     seen: set[Path] = set()
     out = []
     for harness, path in files:

@@ -7,8 +7,10 @@ issue comment) and asks it to act on something the attacker chose: send the invo
 tool result did. This module finds such values in a call's arguments:
 
 * **targets** are values that pick a recipient or a place: e-mail addresses, URL hosts,
-  IBAN-like account numbers, Ethereum-style wallets, and digit runs of 8 or more (account,
-  card and phone numbers, written with or without spaces and dashes);
+  IBAN-like account numbers, Ethereum-style wallets, and digit runs of 8 or more under an
+  argument named for a destination (:data:`DESTINATION_KEY`: account, card, phone numbers,
+  written with or without spaces and dashes) — never in what a call says
+  (:data:`CONTENT_KEYS`, quoted shell words, here-document bodies written to a file);
 * a target is **foreign** when the text of some tool result in the conversation holds it
   and no user-authored text does (the user's messages and the request the gate judges
   against; there a bare host, ``collect.example.com`` without a scheme, or a number written
@@ -27,7 +29,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["CONTENT_KEYS", "DESTINATION_KEY", "MAX_SCANNED_CHARS", "MAX_TOOL_TEXT_CHARS", "foreign_targets", "targets", "tool_output_text", "user_text"]
+__all__ = ["CONTENT_KEYS", "DESTINATION_KEY", "MAX_SCANNED_CHARS", "MAX_TOOL_TEXT_CHARS",
+           "foreign_targets", "targets", "tool_output_text", "user_text"]
 
 MAX_SCANNED_CHARS = 2_000_000
 """Most code points of tool output (and of user text) scanned per decision (the newest kept)."""
@@ -153,7 +156,7 @@ def _shell_words(command: str) -> list[str]:
     try:
         words = shlex.split(command, comments=False, posix=True)
     except ValueError:
-        return [w for w in command[:MAX_SCANNED_CHARS].split()]
+        return command.split()
     return [w for w in words if not any(c.isspace() for c in w)]
 
 
@@ -189,18 +192,12 @@ def tool_output_text(conversation: Sequence[Mapping[str, Any]]) -> str:
 
 
 def user_text(conversation: Sequence[Mapping[str, Any]], request: str = "") -> str:
-    """What the user wrote: the text blocks of user messages (not their tool results) and the
-    request the gate judges against."""
-    parts = [request]
-    for m in conversation:
-        if not isinstance(m, Mapping) or m.get("role") != "user":
-            continue
-        content = m.get("content")
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts += [_block_text(b) for b in content if isinstance(b, str) or (
-                isinstance(b, Mapping) and b.get("type") in ("text", "input_text"))]
+    """What the user wrote: the text blocks of user messages (not their tool results, see
+    :func:`ctxgate.gate.request.message_text`) and the request the gate judges against."""
+    from ctxgate.gate.request import message_text
+
+    parts = [request] + [message_text(m) for m in conversation
+                         if isinstance(m, Mapping) and m.get("role") == "user"]
     return "\n".join(parts)[-MAX_SCANNED_CHARS:]
 
 

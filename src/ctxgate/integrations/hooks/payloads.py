@@ -28,11 +28,11 @@ __all__ = [
     "COMPACTION_TEXT",
     "MAX_PAYLOAD_BYTES",
     "MAX_SHELL_COMMAND_BYTES",
+    "TRANSCRIPT_WAIT_SECONDS",
     "HookPayload",
     "HookPayloadError",
     "check_shell_command",
     "parse_payload",
-    "TRANSCRIPT_WAIT_SECONDS",
     "read_transcript",
 ]
 
@@ -193,11 +193,13 @@ def _codex_message(entry: dict[str, Any]) -> dict[str, Any] | None:
             {"type": "text", "text": f"{COMPACTION_TEXT} {payload.get('message', '')}"}]}
     if payload.get("type") in ("function_call_output", "custom_tool_call_output"):
         # a tool's output: never a request; the gate's provenance check reads its text
+        from ctxgate.gate.provenance import MAX_TOOL_TEXT_CHARS  # its regexes: only here
+
         output = payload.get("output")
         if isinstance(output, dict):
             output = output.get("content", "")
         text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
-        return {"role": "tool", "content": text[-200_000:]}
+        return {"role": "tool", "content": text[-MAX_TOOL_TEXT_CHARS:]}
     if payload.get("type") != "message" or payload.get("role") not in ("user", "assistant"):
         return None
     parts = payload.get("content")

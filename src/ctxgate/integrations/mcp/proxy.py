@@ -8,6 +8,7 @@ through. Denials and downstream errors come back as error results the model can 
 
 from __future__ import annotations
 
+import os
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -35,8 +36,6 @@ class Downstream:
     def __init__(self, command: list[str], *, cwd: str | None = None) -> None:
         if not command:
             raise ValueError("the downstream server command is empty; pass it after --")
-        import os
-
         # The proxy's whole environment: the MCP client configured it for the server behind
         # the proxy (tokens such as GITHUB_PERSONAL_ACCESS_TOKEN); the SDK's default would
         # pass only HOME, PATH and a few others.
