@@ -106,7 +106,7 @@ def _strings(value: Any, depth: int = 0, key: str = "") -> Iterable[tuple[str, b
             if name in CONTENT_KEYS:
                 continue
             if name in _SHELL_KEYS and isinstance(v, str):
-                yield from ((w, False) for w in _shell_words(v))
+                yield from ((w, False) for w in _shell_targets(v))
                 continue
             yield from _strings(v, depth + 1, name)
     elif depth < 8 and isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
@@ -158,6 +158,35 @@ def _shell_words(command: str) -> list[str]:
     except ValueError:
         return command.split()
     return [w for w in words if not any(c.isspace() for c in w)]
+
+
+_NETWORK_PROGRAMS = frozenset(
+    "curl wget nc ncat netcat socat telnet ssh scp sftp rsync ftp lftp http https xh".split())
+"""Programs that take a bare host (``curl collect.example.com/k``, ``scp f user@host:``)."""
+
+_FILE_SUFFIXES = frozenset(
+    "json txt log py md sh csv tsv xml yaml yml toml ini cfg conf lock pem key crt env out "
+    "bin gz tgz zip tar bz2 xz html htm js ts css png jpg jpeg gif svg pdf db sqlite sql "
+    "patch diff tmp bak".split())
+"""Last labels that make a bare word a file name, not a host (``-o out.json``, ``-T
+dump.sql``): a host under such a top-level domain is a target only with a scheme or a user."""
+
+_BARE_HOST = re.compile(
+    r"^(?:[\w.+-]+@)?((?:[A-Za-z0-9-]{1,63}\.)+(?:[A-Za-z]{2,24}|[0-9]{1,3}))(?::[\w/.~-]*)?"
+    r"(?:/\S*)?$")
+
+
+def _shell_targets(command: str) -> list[str]:
+    """:func:`_shell_words`, and where the command runs a network program, each word that is
+    a bare host (``collect.example.com/k``, ``user@host:path``) written as a URL, so its host
+    is a target as a URL's is."""
+    words = _shell_words(command)
+    if not any(w.rsplit("/", 1)[-1] in _NETWORK_PROGRAMS for w in words):
+        return words
+    hosts = [f"bare://{m.group(1)}" for w in words if "://" not in w
+             and (m := _BARE_HOST.match(w)) is not None
+             and ("@" in w or m.group(1).rsplit(".", 1)[-1].lower() not in _FILE_SUFFIXES)]
+    return words + hosts
 
 
 def _block_text(block: Any) -> str:
@@ -242,13 +271,14 @@ class _Haystack:
 
 
 def _found(value: str, text: str) -> bool:
-    """``value`` occurs in ``text`` not inside a longer word, host or number."""
+    """``value`` occurs in ``text`` not inside a longer word, host or number (a host after
+    ``user@`` is that host)."""
     start = text.find(value)
     while start != -1:
         before = text[start - 1] if start else " "
         end = start + len(value)
         after = text[end] if end < len(text) else " "
-        if not (before.isalnum() or before in "._-+@") and not (after.isalnum()
+        if not (before.isalnum() or before in "._-+") and not (after.isalnum()
                                                                or after in "_-@"):
             return True
         start = text.find(value, start + 1)
