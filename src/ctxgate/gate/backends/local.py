@@ -43,7 +43,9 @@ every machine computes the same floats.
   state some ("Creates a role assignment" → ``RoleAssignments_DeleteById``, "list the
   replication links" → ``ReplicationLinks_Delete``), gets at most :data:`ACTION_CAP`, inside
   the ask band: an injected or confused call is never "clearly requested"
-  (``detail.action_contradiction`` says which actions).
+  (``detail.action_contradiction`` says which actions). A function call whose name creates
+  or edits is contradicted the same way by a request none of whose actions comes near it
+  (:data:`CHANGE_KIN`: "Retrieve a support ticket" → ``updateTicket``).
 
 The request's embedding is cached (the same request judges many calls). Both heads are
 temperature-scaled on a calibration split; their held-out metrics are stored in the head
@@ -319,6 +321,19 @@ _KIN = {"send": {"send", "push"}, "push": {"send", "push"},
 "upload" (push) for a ``curl -X POST`` (send), "remove my last commit" (delete) for a
 ``git reset`` (undo)."""
 
+CHANGE_KIN: dict[str, frozenset[str]] = {
+    "create": frozenset({"create", "edit", "copy", "send", "push"}),
+    "edit": frozenset({"edit", "create", "delete", "kill", "undo", "move", "perms",
+                       "archive", "copy"}),
+}
+"""Function calls only: a tool whose name creates or edits, under a request that states
+actions none of which comes near it ("Retrieve a booking" → ``updateBooking``, "Delete a
+security entry" → ``Table_CreateSecurityEntry``), is contradicted like a harmful action. An
+edit is near almost any change (a PATCH is how many APIs cancel or remove), so it is
+contradicted only by a request that only reads, sends or pays; a create by one that reads,
+ends or moves. Shell commands keep the harmful actions alone (a local write is judged by the
+path rules)."""
+
 _STATE_WORDS = re.compile(
     r"\b(?:(?:is|are|be|been|being|was|were|remain|stay|already|not|an?)\s+(?:empty|clean|clear)\b"
     r"|empty\s+(?:files?|dir\w*|folders?|lines?|strings?|values?|fields?|ones?)\b)", re.I)
@@ -343,13 +358,13 @@ def action_contradiction(request: str, terms: Any, tool: str, shell: bool) -> st
         harmful = terms.actions & HARMFUL_ACTIONS
     else:
         first = name_action(tool, skip=AMBIGUOUS_VERBS)
-        harmful = frozenset({first} & HARMFUL_ACTIONS)
+        harmful = frozenset({first} & (HARMFUL_ACTIONS | CHANGE_KIN.keys()))
     if not harmful:
         return None
     asked = request_actions(_STATE_WORDS.sub(" ", request))
     if _ENDING.search(request):
         asked |= {"delete", "kill"}
-    if not asked or any(_KIN.get(a, {a}) & asked for a in harmful):
+    if not asked or any((_KIN.get(a) or CHANGE_KIN.get(a) or {a}) & asked for a in harmful):
         return None
     return f"{', '.join(sorted(harmful))}; request states {', '.join(sorted(asked))}"
 
