@@ -74,7 +74,7 @@ from ctxgate.gate.backends.fallback import Chainable
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
            "from_policy"]
 
-LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-4.1"
+LOCAL_MODEL_ID = "ctxgate-local/minilm-static-128+heads-4.2"
 """Model id reported in answers and capabilities (bump when the heads are retrained or a rule
 that changes an answer is added; 4.1: the action-contradiction ceiling)."""
 LOCAL_QUESTION_IDS = frozenset({"destructive", "requested"})
