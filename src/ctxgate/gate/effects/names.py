@@ -24,8 +24,13 @@ the first word of the description may give it. Then:
   → pays; a recipient with a message body → sends).
 
 The verb lists are those of the learned classifier's features (:mod:`.learned`) and issue
-9's list of external effects, plus general verbs of the same kinds; no word was added for an
-example of the held-out benchmark sets. Every answer names the words that fired in its
+9's list of external effects, plus general verbs of the same kinds, plus the operation verbs
+that the *training* split of ``scripts/gate_data.py`` shows changing state (first words of 4
+or more operations, 95 % or more of them with a state-changing HTTP method: ``untag``,
+``disassociate``, ``activate``, ``deregister``, ``confirm``, ``resume``, ``rollback`` …;
+words that are not verbs, such as ``batch``, left out, and so are verbs that lead as many read
+names as nouns: ``place`` in ``placeDetails``, ``claim``, ``train``); no word was added for an example of
+the held-out benchmark sets. Every answer names the words that fired in its
 evidence (``source=tool_name``). A rule-based
 destructive class needs a clear request whatever P(destructive) says, so a destructive
 external effect that is not clearly requested is denied or asked.
@@ -68,7 +73,7 @@ EXTERNAL_VERBS = frozenset(
 DELETE_VERBS = frozenset(
     "delete remove destroy drop purge erase clear revoke wipe truncate unlink kill terminate "
     "uninstall prune discard deactivate ban block shred cancel "
-    "overwrite flush reset void expire evict".split()
+    "overwrite flush reset void expire evict rollback revert abort".split()
 )
 """Verbs that lose something for good."""
 CHANGE_VERBS = frozenset(
@@ -77,13 +82,15 @@ CHANGE_VERBS = frozenset(
     "reopen lock unlock archive restore mark star unstar register configure toggle rotate "
     "commit tag label attach detach upsert make complete sync mute unmute upgrade provision "
     "invoke scale reboot migrate regenerate renew resend mkdir touch chmod link exec eval "
-    "disable".split()
+    "disable untag associate disassociate activate deregister unregister confirm resume "
+    "pause suspend undelete sign initiate initialize enroll annotate acknowledge connect "
+    "disconnect finalize promote refresh unclaim resize retry dismiss setup".split()
 )
 """Other verbs that change state (recoverable or not depends on where)."""
 
 NOUN_VERBS = frozenset(
     "message email mail order book call post comment like sms dm "
-    "tag label mark star link set reply forward ship".split()
+    "tag label mark star link set reply forward ship sign".split()
 )
 """Words that are as often nouns (``get_email``, ``user_order_list``): a verb only as the
 first word of the operation part."""
