@@ -48,6 +48,9 @@ class EffectSource(StrEnum):
     MCP_ANNOTATIONS = "mcp_annotations"
     HARNESS_TOOL = "harness_tool"
     SHELL_PARSER = "shell_parser"
+    SQL_PARSER = "sql_parser"
+    """SQL that an argument of an unknown tool runs (``execute_sql``, ``mcp__db__query``),
+    classified statement by statement (:mod:`.sql`)."""
     FAST_PATH = "fast_path"
     """The read-only fast path proved the shell command read-only (no model call)."""
     TOOL_NAME = "tool_name"

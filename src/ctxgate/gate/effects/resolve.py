@@ -5,6 +5,9 @@
    names or calls the proxy makes for a named server;
 3. the harness's own tools (:mod:`.harness`) and the policy's shell tools (``shell_tools``);
 4. the shell parser (:mod:`.shell`), through 3;
+4b. the code an unknown tool's argument runs (:mod:`.executed`): a shell command given to
+   ``execute_command``/``terminal``, SQL given to ``execute_sql``/``mcp__db__query``, judged
+   by the shell parser or the SQL rules (:mod:`.sql`), never by the tool's name;
 5. rules over an unknown tool's operation verb, description and argument names
    (:mod:`.names`: sends, pays, publishes, deletes ... are destructive by rule; a local path
    argument is judged by the path rules);
@@ -26,6 +29,7 @@ from typing import Any
 
 from ctxgate.gate.effects.annotations import AnnotationStore, annotation_effect, split_mcp_name
 from ctxgate.gate.effects.config import config_effect
+from ctxgate.gate.effects.executed import executed_argument, executed_effect
 from ctxgate.gate.effects.harness import SHELL_TOOL_NAMES, harness_effect
 from ctxgate.gate.effects.model import Effect
 from ctxgate.gate.effects.names import name_effect
@@ -84,6 +88,9 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
         found = harness_effect(tool, arguments, cwd=cwd)
         if found is not None or tool.lower() in SHELL_TOOL_NAMES or tool.lower() == "apply_patch":
             return found
+    executed = executed_argument(name, arguments)
+    if executed is not None:  # the command or SQL it runs decides, or (None) the model
+        return executed_effect(executed, cwd=cwd)
     description = (info or {}).get("description")
     schema = (info or {}).get("input_schema")
     found = name_effect(name, arguments, cwd=cwd,

@@ -1,0 +1,134 @@
+"""The effect of SQL text given to a tool: which statements read, add, or destroy data.
+
+:func:`sql_effect` splits the text into statements (outside quotes and comments) and
+classifies each by its leading keyword and the shape that follows it, so a search query that
+merely begins with "delete" is not taken for a ``DELETE FROM``:
+
+- reads: ``SELECT`` (not ``SELECT … INTO``), ``WITH`` without a data-changing body, ``SHOW``,
+  ``DESCRIBE``, ``VALUES``, ``TABLE``, ``EXPLAIN`` (``EXPLAIN ANALYZE`` runs its statement and
+  is judged as that statement), ``PRAGMA name`` without ``=``, transaction control;
+- adds data or schema (recoverable: what was added can be removed): ``INSERT INTO``,
+  ``CREATE …``, ``SELECT … INTO``, ``COMMENT ON``, ``REINDEX``, ``ANALYZE``;
+- loses data (irreversible): ``DELETE FROM``, ``UPDATE … SET``, ``DROP …``, ``TRUNCATE``,
+  ``ALTER …``, ``MERGE``, ``REPLACE INTO``, ``GRANT``/``REVOKE`` (access changes), ``VACUUM
+  FULL``, ``PRAGMA name = value``;
+- runs a program: ``COPY … PROGRAM`` (untrusted code).
+
+A statement of any other shape makes the answer ``None``: the decision model judges it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+
+__all__ = ["looks_like_sql", "sql_effect", "split_statements"]
+
+_READ = EffectClass.READ_ONLY
+_ADD = EffectClass.LOCAL_RECOVERABLE
+_LOSE = EffectClass.LOCAL_IRREVERSIBLE
+_OBJECTS = (r"(?:table|database|schema|index|view|materialized\s+view|sequence|function|"
+            r"procedure|trigger|user|role|type|extension|collection|keyspace|column|"
+            r"constraint|policy|owned|domain|event|publication|subscription)")
+_SHAPES: tuple[tuple[re.Pattern[str], EffectClass, str], ...] = tuple(
+    (re.compile(p, re.I | re.S), cls, what) for p, cls, what in (
+        (r"^copy\b.*\bprogram\b", EffectClass.UNTRUSTED_CODE, "COPY … PROGRAM runs a program"),
+        (r"^delete\s+from\b|^delete\s+\w+\s+from\b", _LOSE, "DELETE removes rows"),
+        (r"^update\s+\S+(?:\s+(?:as\s+)?\w+)?\s+set\b", _LOSE, "UPDATE overwrites values"),
+        (r"^drop\s+" + _OBJECTS, _LOSE, "DROP removes an object and its data"),
+        (r"^truncate\b", _LOSE, "TRUNCATE empties a table"),
+        (r"^alter\s+" + _OBJECTS, _LOSE, "ALTER changes a schema in place"),
+        (r"^merge\s+into\b", _LOSE, "MERGE overwrites rows"),
+        (r"^(?:replace|upsert)\s+into\b", _LOSE, "REPLACE overwrites rows"),
+        (r"^(?:grant|revoke)\s+\w", _LOSE, "GRANT/REVOKE changes who may access data"),
+        (r"^vacuum\s+full\b", _LOSE, "VACUUM FULL rewrites tables"),
+        (r"^pragma\s+[\w.]+\s*=", _LOSE, "PRAGMA … = changes a database setting"),
+        (r"^insert\s+(?:or\s+\w+\s+)?into\b", _ADD, "INSERT adds rows"),
+        (r"^create\s+(?:or\s+replace\s+|temp\w*\s+|unique\s+|unlogged\s+)*" + _OBJECTS, _ADD,
+         "CREATE adds an object"),
+        (r"^select\b.*\binto\s+(?!@|:|\$)\w", _ADD, "SELECT … INTO creates a table"),
+        (r"^comment\s+on\b|^reindex\b|^analy[sz]e\b|^copy\b.*\bfrom\b", _ADD,
+         "adds or rebuilds data"),
+        (r"^copy\b.*\bto\b", _READ, "COPY … TO reads rows out"),
+        (r"^(?:select|show|describe|desc|values|table|explain|pragma|with)\b", _READ,
+         "reads"),
+        (r"^(?:begin|start\s+transaction|commit|end|rollback|savepoint|release|set|use|"
+         r"reset)\b", _READ, "transaction control or a session setting"),
+    ))
+_CHANGES_IN_WITH = re.compile(r"\b(insert\s+into|update\s+\S+\s+set|delete\s+from|merge\s+into)\b",
+                              re.I)
+_EXPLAIN_ANALYZE = re.compile(r"^explain\s+(?:\(\s*analy[sz]e[^)]*\)|analy[sz]e)\s+", re.I)
+_START = re.compile(
+    r"^\s*\(?\s*(select|with|insert|update|delete|drop|create|alter|truncate|grant|revoke|"
+    r"merge|replace|upsert|explain|show|describe|desc|pragma|vacuum|values|table|copy|comment|"
+    r"reindex|begin|commit|rollback)\b", re.I)
+
+
+def split_statements(text: str) -> list[str]:
+    """The statements of ``text``: split at ``;`` outside quotes, comments removed."""
+    out: list[str] = []
+    buf: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "'\"`":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            buf.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("--", i):
+            j = text.find("\n", i)
+            i = n if j == -1 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            i = n if j == -1 else j + 2
+            buf.append(" ")
+        elif c == ";":
+            out.append("".join(buf))
+            buf = []
+            i += 1
+        else:
+            buf.append(c)
+            i += 1
+    out.append("".join(buf))
+    return [s.strip().lstrip("(").strip() for s in out if s.strip()]
+
+
+def looks_like_sql(text: str) -> bool:
+    """Whether ``text`` begins like an SQL statement (after comments)."""
+    statements = split_statements(text)
+    return bool(statements) and bool(_START.match(statements[0]))
+
+
+def _statement(stmt: str) -> tuple[EffectClass, str] | None:
+    analysed = _EXPLAIN_ANALYZE.match(stmt)
+    if analysed:  # EXPLAIN ANALYZE runs the statement
+        stmt = stmt[analysed.end():]
+    if re.match(r"^with\b", stmt, re.I):
+        m = _CHANGES_IN_WITH.search(stmt)
+        if m:
+            return _statement(stmt[m.start():])
+    for pattern, cls, what in _SHAPES:
+        if pattern.search(stmt):
+            return cls, what
+    return None
+
+
+def sql_effect(text: str, *, where: str = "SQL") -> Effect | None:
+    """The effect of running ``text`` (``where``: how the evidence names its origin), or
+    ``None`` when a statement has a shape the rules do not know."""
+    found: list[tuple[EffectClass, str, str]] = []
+    for stmt in split_statements(text):
+        got = _statement(stmt)
+        if got is None:
+            return None
+        found.append((got[0], got[1], " ".join(stmt.split())[:80]))
+    worst = most_severe(c for c, _w, _s in found)
+    if worst is None:
+        return None
+    cls, what, stmt = next(f for f in found if f[0] is worst)
+    return Effect(effect=worst, source=EffectSource.SQL_PARSER,
+                  evidence=f"{where}: {what} (`{stmt}`)",
+                  details=tuple(f"{c.value}: {w} (`{s}`)" for c, w, s in found))

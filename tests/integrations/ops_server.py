@@ -1,0 +1,55 @@
+"""A small stdio MCP server whose tools run what their arguments say, for the proxy's
+executed-argument tests: ``run_command`` runs its ``command`` with ``sh -c`` in the directory
+named by ``OPS_DIR``; ``execute_sql`` runs its ``sql`` on the SQLite file named by ``OPS_DB``.
+Nothing is simulated: a call the gate lets through really deletes.
+
+    python -m tests.integrations.ops_server
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+TOOLS = [
+    types.Tool(name="run_command", description="Run a shell command in the work directory.",
+               input_schema={"type": "object", "properties": {"command": {"type": "string"}},
+                             "required": ["command"]}),
+    types.Tool(name="execute_sql", description="Run SQL on the orders database.",
+               input_schema={"type": "object", "properties": {"sql": {"type": "string"}},
+                             "required": ["sql"]}),
+]
+
+
+async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=TOOLS)
+
+
+async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    args = dict(params.arguments or {})
+    if params.name == "run_command":
+        done = subprocess.run(["sh", "-c", str(args["command"])], cwd=os.environ["OPS_DIR"],
+                              capture_output=True, text=True, timeout=30)
+        text = done.stdout + done.stderr
+    else:
+        with sqlite3.connect(os.environ["OPS_DB"]) as db:
+            rows = db.execute(str(args["sql"])).fetchall()
+        text = "\n".join("|".join(str(v) for v in row) for row in rows) or "ok"
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+
+async def main() -> None:
+    server = Server("ops", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+if __name__ == "__main__":
+    anyio.run(main)
