@@ -273,10 +273,11 @@ def test_proxy_asks_before_a_send_aimed_where_only_a_tool_result_pointed(tmp_pat
 
 
 def test_proxy_judges_the_command_and_sql_a_tool_argument_runs(tmp_path: Path) -> None:
-    """A real proxied server whose ``run_command`` and ``execute_sql`` run their arguments (a
-    real ``sh -c`` and a real SQLite file), behind the real local model. The tools' names say
-    nothing; the arguments decide: ``ls`` and ``SELECT`` run, an unrequested ``rm -rf`` and
-    ``DELETE FROM`` are refused and the data is still there."""
+    """A real proxied server whose ``run_command``, ``execute_sql`` and ``run_python`` run their
+    arguments (a real ``sh -c``, a real SQLite file, a real interpreter), behind the real local
+    model. The tools' names say nothing; the arguments decide: ``ls`` and ``SELECT`` run; an
+    unrequested ``rm -rf``, ``DELETE FROM`` and ``shutil.rmtree`` are refused (the last with
+    the call the code scan found), and the data is still there."""
     import sqlite3
 
     work = tmp_path / "work"
@@ -298,7 +299,8 @@ def test_proxy_judges_the_command_and_sql_a_tool_argument_runs(tmp_path: Path) -
                     ("ls", "run_command", {"command": "ls data"}),
                     ("rm", "run_command", {"command": "rm -rf data"}),
                     ("select", "execute_sql", {"sql": "SELECT count(*) FROM orders"}),
-                    ("delete", "execute_sql", {"sql": "DELETE FROM orders"})):
+                    ("delete", "execute_sql", {"sql": "DELETE FROM orders"}),
+                    ("rmtree", "run_python", {"code": "import shutil; shutil.rmtree('data')"})):
                 result = await s.call_tool(tool, args)
                 out[key] = (text_of(result), bool(result.is_error))
         return out
@@ -314,6 +316,7 @@ def test_proxy_judges_the_command_and_sql_a_tool_argument_runs(tmp_path: Path) -
     # the shell parser finds nothing to lose there and the model judges the rm
     assert got["rm"][1] and "so it was not run" in got["rm"][0], got["rm"]
     assert got["delete"][1] and "DELETE removes rows" in got["delete"][0], got["delete"]
+    assert got["rmtree"][1] and "shutil.rmtree(" in got["rmtree"][0], got["rmtree"]
     assert (work / "data" / "ledger.csv").is_file()
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*) from orders").fetchone() == (3,)

@@ -32,8 +32,8 @@ from ctxgate.gate.effects.model import Effect
 
 __all__ = ["ExecutedArgument", "executed_argument", "executed_effect"]
 
-ExecutedArgument = tuple[Literal["shell", "sql"], str, str]
-"""``(kind, argument name, text)``."""
+ExecutedArgument = tuple[Literal["shell", "sql", "code", "http"], str, str]
+"""``(kind, argument name, text)``; for ``http``, text is ``"METHOD url"``."""
 
 _COMMAND_KEYS = frozenset({"command", "cmd", "commands", "command_line", "commandline",
                            "cmdline", "shell_command", "bash_command", "script",
@@ -51,6 +51,28 @@ _DB_WORDS = frozenset({"sql", "db", "database", "databases", "postgres", "postgr
                        "snowflake", "clickhouse", "supabase", "redshift", "mssql", "oracle",
                        "neon", "turso", "cockroach", "tidb", "query", "execute", "exec",
                        "run", "table", "tables", "warehouse"})
+PROGRAM_TOOLS: dict[str, str] = {
+    **{p: p for p in ("git", "kubectl", "oc", "docker", "podman", "helm", "terraform", "tofu",
+                      "pulumi", "aws", "gcloud", "az", "gsutil", "doctl", "flyctl", "heroku",
+                      "vercel", "netlify", "firebase", "gh", "npm", "yarn", "pnpm", "cargo",
+                      "systemctl", "rsync", "mongosh", "psql", "mysql", "sqlite3")},
+    "redis": "redis-cli", "kubernetes": "kubectl", "k8s": "kubectl", "mongo": "mongosh",
+}
+"""A tool named after a command-line program (its first word, or its MCP server's name)
+whose argument is that program's arguments: judged as ``PROGRAM ARGS`` by the shell parser."""
+_PROGRAM_KEYS = frozenset({"args", "argv", "arguments", "command", "cmd", "subcommand",
+                           "command_line", "cli_args"})
+_CODE_WORDS = frozenset({"python", "py", "repl", "jupyter", "notebook", "ipython", "eval",
+                         "evaluate", "javascript", "js", "node", "nodejs", "deno", "bun",
+                         "interpreter", "kernel"})
+"""A tool named with one of these runs code."""
+_CODE_WORDS_IF_RUN = frozenset({"code", "cell", "script", "sandbox", "snippet"})
+"""These only with a word that runs (``run_code``, ``execute_cell``; not ``search_code``)."""
+_CODE_KEYS = frozenset({"code", "source", "source_code", "script", "cell", "expression",
+                        "snippet", "program", "python", "javascript", "js"})
+_HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
+_HTTP_KEYS = frozenset({"method", "http_method", "verb", "request_method"})
+_URL_KEYS = frozenset({"url", "uri", "path", "endpoint", "route", "href", "link"})
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -66,6 +88,9 @@ def executed_argument(tool: str, arguments: Any) -> ExecutedArgument | None:
 
     words = _words(tool)
     strings = [(str(k), v) for k, v in arguments.items() if isinstance(v, str) and v.strip()]
+    found = _http(arguments) or _program(tool, arguments)
+    if found is not None:
+        return found
     for key, value in strings:
         k = key.lower()
         if k == "sql" or k.endswith("_sql") or k.startswith("sql_"):
@@ -78,12 +103,71 @@ def executed_argument(tool: str, arguments: Any) -> ExecutedArgument | None:
         if (k in _COMMAND_KEYS and words & _RUN_WORDS) or \
                 (k in _TERMINAL_KEYS and words & _TERMINAL_WORDS):
             return "shell", key, value
+    if _runs_code(tool, words):
+        for key, value in strings:
+            if key.lower() in _CODE_KEYS:
+                return "code", key, value
+    return None
+
+
+def _runs_code(tool: str, words: set[str]) -> bool:
+    from ctxgate.gate.effects.names import READ_VERBS, operation_verb
+
+    found = operation_verb(tool)
+    if found is not None and found[0] in READ_VERBS:
+        return False  # search_python_docs, get_notebook: reads about code
+    return bool(words & _CODE_WORDS or (words & _CODE_WORDS_IF_RUN and words & _RUN_WORDS))
+
+
+def _http(arguments: Mapping[str, Any]) -> ExecutedArgument | None:
+    """An HTTP request the arguments spell out: a method and a URL or path."""
+    for key, value in arguments.items():
+        if str(key).lower() in _HTTP_KEYS and isinstance(value, str) and \
+                value.strip().upper() in _HTTP_METHODS:
+            url = next((v for k, v in arguments.items()
+                        if str(k).lower() in _URL_KEYS and isinstance(v, str)), "")
+            if url or any(str(k).lower() in ("body", "data", "json", "payload")
+                          for k in arguments):
+                return "http", str(key), f"{value.strip().upper()} {url}".strip()
+    return None
+
+
+def _program(tool: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None:
+    """``PROGRAM ARGS`` of a tool named after a command-line program."""
+    import shlex
+
+    server, _, name = tool.rpartition("__") if tool.startswith("mcp__") else ("", "", tool)
+    first = next(iter(re.split(r"[^a-z0-9]+", name.lower())), "")
+    program = PROGRAM_TOOLS.get(first) or PROGRAM_TOOLS.get(server.removeprefix("mcp__").lower())
+    if program is None:
+        return None
+    for key, value in arguments.items():
+        if str(key).lower() not in _PROGRAM_KEYS:
+            continue
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            text = shlex.join(value)
+        elif isinstance(value, str) and value.strip():
+            text = value.strip()
+        else:
+            continue
+        head = text.split(maxsplit=1)[0] if text else ""
+        if head not in (program, first):
+            text = f"{program} {text}"
+        elif head == first and first != program:
+            text = program + text[len(first):]
+        return "shell", str(key), text
     return None
 
 
 def executed_effect(found: ExecutedArgument, *, cwd: str) -> Effect | None:
     """The effect of running ``found`` (``None``: the parser cannot tell; the model judges)."""
     kind, key, text = found
+    if kind == "http":
+        return _http_effect(key, text)
+    if kind == "code":
+        from ctxgate.gate.effects.code import code_effect
+
+        return code_effect(text, where=f"the code in argument {key!r}", cwd=cwd)
     if kind == "sql":
         from ctxgate.gate.effects.sql import sql_effect
 
@@ -91,3 +175,17 @@ def executed_effect(found: ExecutedArgument, *, cwd: str) -> Effect | None:
     from ctxgate.gate.effects.shell import shell_effect
 
     return shell_effect(text, cwd=cwd)
+
+
+def _http_effect(key: str, request: str) -> Effect:
+    from ctxgate.gate.effects.model import EffectClass, EffectSource
+
+    method, _, url = request.partition(" ")
+    said = f"argument {key!r} = {method}" + (f" {url[:80]}" if url else "")
+    if method in ("GET", "HEAD", "OPTIONS"):
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.TOOL_NAME,
+                      evidence=f"{said}: an HTTP read (its URL leaves the machine)",
+                      needs_model=True)
+    what = "deletes on" if method == "DELETE" else "changes"
+    return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
+                  evidence=f"{said}: an HTTP request that {what} a remote service")

@@ -51,6 +51,9 @@ class EffectSource(StrEnum):
     SQL_PARSER = "sql_parser"
     """SQL that an argument of an unknown tool runs (``execute_sql``, ``mcp__db__query``),
     classified statement by statement (:mod:`.sql`)."""
+    CODE_SCAN = "code_scan"
+    """Calls that delete, send or spawn in code an argument runs (``python_repl``,
+    ``jupyter_execute_cell``; :mod:`.code`)."""
     FAST_PATH = "fast_path"
     """The read-only fast path proved the shell command read-only (no model call)."""
     TOOL_NAME = "tool_name"

@@ -50,6 +50,7 @@ __all__ = [
     "DELETE_VERBS",
     "EXTERNAL_VERBS",
     "READ_VERBS",
+    "action_argument",
     "name_effect",
     "operation_verb",
 ]
@@ -158,6 +159,32 @@ def operation_verb(tool: str, description: str | None = None) -> tuple[str, str]
     return None
 
 
+_ACTION_KEYS = frozenset({"action", "operation", "op", "verb", "method", "mode", "intent",
+                          "command", "cmd", "task", "type"})
+"""Argument names whose value can say what a multi-purpose tool does (``stripe {"action":
+"refund"}``, ``mongo {"operation": "deleteMany"}``)."""
+_WEAK_ACTION_KEYS = frozenset({"type", "mode", "intent", "task"})
+
+
+def action_argument(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(verb, where)`` from an action-like argument whose short value starts with a verb that
+    changes state (``"refund"``, ``"deleteMany"``, ``"send"``): it says more than the tool's
+    name (``mongo_query`` with ``deleteMany`` deletes). A read verb there gives ``None``, and
+    the name decides as before."""
+    for key, value in arguments.items():
+        if str(key).lower() not in _ACTION_KEYS or not isinstance(value, str):
+            continue
+        words = _words(value)
+        if not words or len(words) > 4 or len(value) > 60:
+            continue
+        verb = words[0]
+        if str(key).lower() in _WEAK_ACTION_KEYS and verb in NOUN_VERBS:
+            continue  # {"type": "post"} is a kind of thing, not an order
+        if verb in _VERBS and verb not in READ_VERBS:
+            return verb, f"argument {key!r}"
+    return None
+
+
 def _local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(argument name, value)`` of arguments that name a path and hold a local path."""
     out = []
@@ -232,7 +259,7 @@ def name_effect(
     """The effect of an unknown tool's call by its name, description, schema and arguments,
     or ``None`` when they do not say (a read verb, no verb, a delete of a path not there)."""
     args = arguments if isinstance(arguments, Mapping) else {}
-    found = operation_verb(tool, description)
+    found = action_argument(args) or operation_verb(tool, description)
     if found is None:
         return _argument_rule(args, input_schema)
     verb, where = found

@@ -1,0 +1,95 @@
+"""Code an argument runs (Python, JavaScript, a notebook cell): what it visibly destroys or sends.
+
+A ``python_repl {"code": …}`` or ``jupyter_execute_cell`` call runs whatever its code says.
+The code is not executed or fully parsed here; :func:`code_effect` looks for the calls that
+lose data or leave the machine, each a finding with the line it is on:
+
+- deletes: ``shutil.rmtree``, ``os.remove``/``unlink``/``rmdir``, ``Path(…).unlink()``,
+  ``fs.rmSync``/``unlinkSync`` … → irreversible (the path is not resolved: deleting is
+  judged, not where);
+- network writes: ``requests.post``/``put``/``patch``/``delete`` (and ``httpx``, a session),
+  ``smtplib``, ``fetch(…, {method: "DELETE"})`` → external;
+- shell: a notebook's ``!command`` lines and ``%%bash`` cells, and the literal command of
+  ``os.system("…")``, ``subprocess.run("…"/[…])`` are judged by the shell parser;
+- SQL: a string literal holding a statement that loses data (``DELETE FROM …``) is judged by
+  :mod:`.sql`.
+
+Code with no finding gives ``None``: the decision model judges it (most code only computes).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+
+__all__ = ["code_effect"]
+
+_DELETE = re.compile(
+    r"\b(shutil\.rmtree|os\.(?:remove|unlink|rmdir|removedirs)|send2trash|"
+    r"fs(?:\.promises)?\.(?:rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync)|rimraf)\s*\(|"
+    r"\.(unlink|rmdir)\s*\(\s*(?:missing_ok\s*=\s*\w+)?\s*\)|"
+    r"\.(rmSync|rmdirSync|unlinkSync|rimrafSync)\s*\(")
+_NETWORK = re.compile(
+    r"\b(?:requests|httpx|session|client|s)\.(post|put|patch|delete)\s*\(|\b(smtplib)\b|"
+    r"\bmethod\s*[:=]\s*['\"](POST|PUT|PATCH|DELETE)['\"]", re.I)
+_SPAWN = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|"
+                    r"check_output|Popen)|execSync|spawnSync|exec)\s*\(\s*(\[[^\]]*\]|"
+                    r"[rbuf]?(['\"]).*?\2)", re.S)
+_SHELL_LINE = re.compile(r"^\s*!(.+)$", re.M)
+_SHELL_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\w+)\s*\n(.*)", re.S)
+_STRING = re.compile(r"(['\"])((?:\\.|(?!\1).){6,}?)\1", re.S)
+
+
+def _literal_command(text: str) -> str | None:
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        import shlex
+
+        return shlex.join(value)
+    return None
+
+
+def code_effect(code: str, *, where: str = "the code", cwd: str) -> Effect | None:
+    """What running ``code`` visibly does (module docstring), or ``None``."""
+    from ctxgate.gate.effects.shell import shell_effect
+    from ctxgate.gate.effects.sql import sql_effect
+
+    findings: list[tuple[EffectClass, str]] = []
+    for m in _DELETE.finditer(code):
+        findings.append((EffectClass.LOCAL_IRREVERSIBLE,
+                         f"{where} deletes files (`{m.group(0).strip()}`)"))
+    for m in _NETWORK.finditer(code):
+        findings.append((EffectClass.EXTERNAL,
+                         f"{where} sends a request that changes a remote service "
+                         f"(`{m.group(0).strip()}`)"))
+    commands = [m.group(1) for m in _SHELL_LINE.finditer(code)]
+    cell = _SHELL_CELL.match(code)
+    if cell:
+        commands.append(cell.group(1))
+    for m in _SPAWN.finditer(code):
+        literal = _literal_command(m.group(1))
+        if literal is not None:
+            commands.append(literal)
+    for command in commands:
+        e = shell_effect(command, cwd=cwd)
+        if e is not None and e.effect is not EffectClass.READ_ONLY:
+            findings.append((e.effect, f"{where} runs `{command.strip()[:60]}`: {e.evidence}"))
+    for m in _STRING.finditer(code):
+        text = m.group(2)
+        if re.match(r"\s*(delete|update|drop|truncate|alter|merge|replace)\b", text, re.I):
+            e = sql_effect(text)
+            if e is not None and e.effect.destructive:
+                findings.append((e.effect, f"{where} runs SQL: {e.evidence}"))
+    worst = most_severe(c for c, _e in findings)
+    if worst is None:
+        return None
+    first = next(e for c, e in findings if c is worst)
+    return Effect(effect=worst, source=EffectSource.CODE_SCAN, evidence=first,
+                  details=tuple(f"{c.value}: {e}" for c, e in findings))
