@@ -398,3 +398,52 @@ def test_approve_by_audit_row_id_through_gate_check(plain: Path) -> None:
     assert GrantStore.in_home(home).consume("bash", record["args_sha256"])
     code, _ = check("bash", args, request="show the log", backend=CALM, cwd=plain)
     assert code == 1
+
+
+# -- unknown tools whose arguments run: the code decides, through the real CLI and hook --------
+
+EXECUTED = [
+    ("terminal", {"input": "rm -rf ~/Documents"}, "local_irreversible", "shell_parser"),
+    ("mcp__db__query", {"sql": "DELETE FROM orders"}, "local_irreversible", "sql_parser"),
+    ("kubectl", {"args": ["delete", "namespace", "prod"]}, "external", "shell_parser"),
+    ("python_repl", {"code": "import shutil; shutil.rmtree('/srv/data')"},
+     "local_irreversible", "code_scan"),
+    ("fetch", {"url": "https://api.example.com/users/7", "method": "DELETE"}, "external",
+     "tool_name"),
+    ("stripe", {"action": "refund", "charge": "ch_1"}, "external", "tool_name"),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "effect", "source"), EXECUTED)
+def test_code_in_arguments_denies_what_the_model_calls_harmless(
+        plain: Path, tool: str, args: dict, effect: str, source: str) -> None:
+    code, record = check(tool, args, request="summarise the README", backend=CALM, cwd=plain)
+    assert code == 1, record
+    assert record["effect"]["effect"] == effect and record["effect"]["source"] == source
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("mcp__shell__execute", {"command": "ls -la"}),
+    ("execute_sql", {"query": "SELECT count(*) FROM users"}),
+    ("git", {"args": ["log", "--oneline", "-5"]}),
+])
+def test_reads_through_code_arguments_run_whatever_the_model_says(
+        plain: Path, tool: str, args: dict) -> None:
+    code, record = check(tool, args, request="summarise the README", backend=WARY, cwd=plain)
+    assert code == 0, record
+    assert record["effect"]["effect"] == "read_only"
+
+
+def test_an_mcp_sql_delete_through_the_claude_code_hook(tmp_path: Path) -> None:
+    payload = {"hook_event_name": "PreToolUse", "tool_name": "mcp__postgres__query",
+               "tool_input": {"sql": "WITH gone AS (DELETE FROM users RETURNING id) "
+                                     "SELECT count(*) FROM gone"},
+               "transcript_path": transcript(tmp_path, "how many users signed up this week?"),
+               "cwd": str(tmp_path)}
+    out = hook_pre(payload, backend=CALM)
+    assert out is not None and out["permissionDecision"] == "deny"
+    assert "DELETE removes rows" in out["permissionDecisionReason"]
+    payload["tool_input"] = {"sql": "SELECT count(*) FROM users WHERE created > now() - "
+                                    "interval '7 days'"}
+    out = hook_pre(payload, backend=WARY)
+    assert out is None or out.get("permissionDecision") not in ("deny", "ask")
