@@ -32,6 +32,12 @@ from ctxgate.gate.loader import load_decision_model
     ("redis", {"command": "FLUSHALL"}, ("shell", "command", "redis-cli FLUSHALL")),
     ("redis_exec", {"command": "redis GET k"}, ("shell", "command", "redis-cli GET k")),
     ("mcp__kubernetes__run", {"args": "get pods"}, ("shell", "args", "kubectl get pods")),
+    # argv lists, and one level of nesting
+    ("run_command", {"command": ["rm", "-rf", "my dir"]},
+     ("shell", "command", "rm -rf 'my dir'")),
+    ("exec", {"argv": ["rm", "-rf", "x"]}, ("shell", "argv", "rm -rf x")),
+    ("mcp__ops__invoke", {"params": {"command": "ls"}}, ("shell", "command", "ls")),
+    ("warehouse", {"input": {"sql": "DROP TABLE t"}}, ("sql", "sql", "DROP TABLE t")),
     # code, and HTTP requests the arguments spell out
     ("python_repl", {"code": "print(1)"}, ("code", "code", "print(1)")),
     ("jupyter_execute_cell", {"cell_id": "a", "code": "1+1"}, ("code", "code", "1+1")),
@@ -50,7 +56,8 @@ def test_executed_arguments_are_found(tool, arguments, found) -> None:
     ("create_alias", {"command": "ls -la"}),  # names a command, does not run it
     ("send_email", {"to": "a@example.com", "text": "rm -rf /"}),  # no terminal
     ("execute_sql", {"query": "how many users signed up?"}),  # not SQL
-    ("run_command", {"command": ["ls", "-la"]}),  # not a string
+    ("run_command", {"command": {"program": "ls"}}),  # neither a string nor an argv list
+    ("terminal", {"input": ["rm", "-rf", "x"]}),  # terminal input is typed text
     ("terminal", "ls"),
     ("gitlab_search", {"args": ["x"]}),  # gitlab is not git
     ("search_code", {"code": "def main"}),  # code as a search term, not run

@@ -38,6 +38,8 @@ ExecutedArgument = tuple[Literal["shell", "sql", "code", "http"], str, str]
 _COMMAND_KEYS = frozenset({"command", "cmd", "commands", "command_line", "commandline",
                            "cmdline", "shell_command", "bash_command", "script",
                            "shell_script", "shell"})
+_ARGV_KEYS = frozenset({"args", "argv"})
+"""Arguments that hold a whole argv list (``exec {"argv": ["rm", "-rf", "x"]}``)."""
 _TERMINAL_KEYS = frozenset({"input", "keys", "text", "line", "stdin"})
 _RUN_WORDS = frozenset({"run", "runs", "exec", "execute", "executes", "shell", "terminal",
                         "bash", "sh", "zsh", "fish", "powershell", "pwsh", "cmd", "command",
@@ -84,6 +86,28 @@ def executed_argument(tool: str, arguments: Any) -> ExecutedArgument | None:
     """The shell command or SQL an unknown tool's call runs, or ``None`` (module docstring)."""
     if not isinstance(arguments, Mapping):
         return None
+    found = _top_level(tool, arguments)
+    if found is None:  # one level down: {"params": {"command": ...}}, {"input": {"sql": ...}}
+        for value in arguments.values():
+            if isinstance(value, Mapping):
+                found = _top_level(tool, value)
+                if found is not None:
+                    break
+    return found
+
+
+def _argv(value: Any) -> str | None:
+    """A command given as a string, or as an argv list of strings (joined with quoting)."""
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        import shlex
+
+        return shlex.join(value)
+    return None
+
+
+def _top_level(tool: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None:
     from ctxgate.gate.effects.sql import looks_like_sql
 
     words = _words(tool)
@@ -98,11 +122,14 @@ def executed_argument(tool: str, arguments: Any) -> ExecutedArgument | None:
                 return "sql", key, value
         elif k in _SQL_KEYS and words & _DB_WORDS and looks_like_sql(value):
             return "sql", key, value
-    for key, value in strings:
-        k = key.lower()
-        if (k in _COMMAND_KEYS and words & _RUN_WORDS) or \
-                (k in _TERMINAL_KEYS and words & _TERMINAL_WORDS):
-            return "shell", key, value
+    for key, raw in arguments.items():
+        k, command = str(key).lower(), _argv(raw)
+        if command is None:
+            continue
+        if ((k in _COMMAND_KEYS or (k in _ARGV_KEYS and not isinstance(raw, str)))
+                and words & _RUN_WORDS) or (k in _TERMINAL_KEYS and words & _TERMINAL_WORDS
+                                            and isinstance(raw, str)):
+            return "shell", str(key), command
     if _runs_code(tool, words):
         for key, value in strings:
             if key.lower() in _CODE_KEYS:
@@ -134,8 +161,6 @@ def _http(arguments: Mapping[str, Any]) -> ExecutedArgument | None:
 
 def _program(tool: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None:
     """``PROGRAM ARGS`` of a tool named after a command-line program."""
-    import shlex
-
     server, _, name = tool.rpartition("__") if tool.startswith("mcp__") else ("", "", tool)
     first = next(iter(re.split(r"[^a-z0-9]+", name.lower())), "")
     program = PROGRAM_TOOLS.get(first) or PROGRAM_TOOLS.get(server.removeprefix("mcp__").lower())
@@ -144,12 +169,10 @@ def _program(tool: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None
     for key, value in arguments.items():
         if str(key).lower() not in _PROGRAM_KEYS:
             continue
-        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-            text = shlex.join(value)
-        elif isinstance(value, str) and value.strip():
-            text = value.strip()
-        else:
+        text = _argv(value)
+        if text is None:
             continue
+        text = text.strip()
         head = text.split(maxsplit=1)[0] if text else ""
         if head not in (program, first):
             text = f"{program} {text}"
