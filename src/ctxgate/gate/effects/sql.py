@@ -93,7 +93,8 @@ def split_statements(text: str) -> list[str]:
             buf.append(c)
             i += 1
     out.append("".join(buf))
-    return [s.strip().lstrip("(").strip() for s in out if s.strip()]
+    cleaned = (s.strip().lstrip("(").strip() for s in out)
+    return [s for s in cleaned if s]
 
 
 def looks_like_sql(text: str) -> bool:
