@@ -91,6 +91,8 @@ DESTRUCTIVE_SHELL = [
     ("awk 'BEGIN{system(\"rm x\")}'", "local_irreversible"),
     ("LESSOPEN='|rm x' less f", "local_irreversible"),
     ("redis-cli flushall", "local_irreversible"),
+    ("python3 -c \"import shutil; shutil.rmtree('x')\"", "local_irreversible"),
+    ("node -e \"require('fs').unlinkSync('f')\"", "local_irreversible"),
 ]
 
 

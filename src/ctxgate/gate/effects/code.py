@@ -35,7 +35,7 @@ _NETWORK = re.compile(
     r"\b(?:requests|httpx|session|client|s)\.(post|put|patch|delete)\s*\(|\b(smtplib)\b|"
     r"\bmethod\s*[:=]\s*['\"](POST|PUT|PATCH|DELETE)['\"]", re.I)
 _SPAWN = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|"
-                    r"check_output|Popen)|execSync|spawnSync|exec)\s*\(\s*(\[[^\]]*\]|"
+                    r"check_output|Popen)|execSync|spawnSync|exec|system)\s*\(\s*(\[[^\]]*\]|"
                     r"[rbuf]?(['\"]).*?\2)", re.S)
 _SHELL_LINE = re.compile(r"^\s*!(.+)$", re.M)
 _SHELL_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\w+)\s*\n(.*)", re.S)

@@ -178,6 +178,34 @@ def _reads_stdin(seg) -> tuple[bool, bool]:
     return False, True
 
 
+_CODE_FLAGS = frozenset({"-c", "-e", "-E", "-r", "-p", "--eval", "--print", "--command"})
+
+
+def _inline_code(args: tuple[str, ...]) -> str | None:
+    """The code of ``python -c CODE``, ``node -e CODE``, ``perl -e CODE``, ``php -r CODE``."""
+    for k, arg in enumerate(args):
+        if arg in _CODE_FLAGS:
+            return args[k + 1] if k + 1 < len(args) else None
+        if arg.startswith("--eval=") or arg.startswith("--print="):
+            return arg.split("=", 1)[1]
+        if len(arg) > 2 and arg[0] == "-" and arg[1] != "-" and arg[1] in "ceEr":
+            return arg[2:]  # -cCODE
+    return None
+
+
+def _code(a: Analysis, construct: str, code: str) -> None:
+    """Code a non-shell interpreter runs: its visible deletes, network writes, spawned
+    commands and destructive SQL are findings (:mod:`.code`); the rest stays unknown, so the
+    model judges what the scan does not see."""
+    from ctxgate.gate.effects.code import code_effect
+
+    found = code_effect(code, where=construct, cwd=a.cwd)
+    if found is not None:
+        a.add(found.effect, found.evidence)
+    if found is None or not found.effect.destructive:
+        a.unknown.append(construct)
+
+
 def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
     raw = seg.raw
     if seg.program in ("perl", "ruby") and any(
@@ -202,19 +230,25 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
     if has_c:
         if seg.program in _SHELLS:
             return  # the parser expanded the -c body into segments of their own
-        a.unknown.append(seg.program)
+        code = _inline_code(seg.args)
+        if code is None:
+            a.unknown.append(seg.program)
+        else:
+            _code(a, f"`{seg.program}` code", code)
         return
     if not stdin:
         a.unknown.append(seg.program)  # runs a script file the gate does not read
         return
     fed = False
+    run = a.inner if seg.program in _SHELLS or seg.program in (".", "source") else \
+        (lambda construct, body: _code(a, construct, body))
     for r in seg.redirections:
         if r.operator == "<<<":
-            a.inner(f"here-string fed to `{seg.program}`", r.target)
+            run(f"here-string fed to `{seg.program}`", r.target)
             fed = True
         elif r.operator in ("<<", "<<-"):
             for body in heredocs or ("",):
-                a.inner(f"here-doc fed to `{seg.program}`", body)
+                run(f"here-doc fed to `{seg.program}`", body)
             fed = True
         elif r.operator == "<":
             a.unknown.append(f"{seg.program} < {r.target}")
