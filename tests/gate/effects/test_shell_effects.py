@@ -90,6 +90,14 @@ X, U = EffectClass.EXTERNAL, EffectClass.UNTRUSTED_CODE
     ("python3 <<< \"import requests; requests.delete('https://api.example.com/u/7')\"", X,
      "changes a remote service"),
     ("perl -e 'unlink glob \"*\"; system(\"rm -rf /srv\")'", IRR, "rm -rf /srv"),
+    # code computed at run time, scheduled for later, or planted in git's configuration
+    ("echo cm0gLXJmIH4vd29yaw== | base64 -d | sh", U, "decodes code that `sh` runs"),
+    ("eval \"$(echo cm0gLXJmIH4= | base64 --decode)\"", U, "cannot be read"),
+    ("bash -c \"$(printf 'rm -rf /srv')\"", IRR, "runs what `printf` prints"),
+    ("at now <<< 'rm -rf /srv'", IRR, "here-string fed to `at`"),
+    ("echo 'rm -rf /srv' | batch", IRR, "deletes /srv"),
+    ("git config core.pager 'rm -rf /srv'", IRR, "plants a command git runs later"),
+    ("git config alias.st '!rm -rf /srv'", IRR, "plants a command git runs later: "),
     ("kubectl delete namespace prod", X, "Kubernetes"),
     ("terraform destroy -auto-approve", X, "infrastructure"),
     ("aws s3 rm s3://bucket --recursive", X, "cloud storage"),
@@ -225,3 +233,20 @@ def test_judging_never_runs_the_repositorys_fsmonitor(repo: Path, tmp_path: Path
         e = shell_effect(command, cwd=str(repo))
         assert e is not None and e.effect in (R, IRR), (command, e)
     assert not marker.exists()
+
+
+def test_xargs_feeding_an_in_place_editor_is_not_read_only(tmp_path) -> None:
+    """The files come from input the gate cannot see: the model judges (it was read-only)."""
+    from ctxgate.gate.effects.shell import shell_effect
+
+    assert shell_effect("grep -rl foo . | xargs sed -i 's/foo/bar/'", cwd=str(tmp_path)) is None
+
+
+@pytest.mark.parametrize("command", ['eval "$(ssh-agent -s)"', 'eval "$(pyenv init -)"',
+                                     "git config core.pager less", "git config user.name bot",
+                                     "zcat logs.gz | grep ERROR"])
+def test_common_setup_commands_are_not_taken_for_hidden_code(tmp_path, command) -> None:
+    from ctxgate.gate.effects.shell import shell_effect
+
+    e = shell_effect(command, cwd=str(tmp_path))
+    assert e is None or not e.effect.destructive, e

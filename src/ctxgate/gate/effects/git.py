@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 from ctxgate.gate.effects.model import EffectClass
 
@@ -47,6 +48,15 @@ _CODE_KEYS = ("core.pager", "pager.", "core.sshcommand", "core.editor", "diff.ex
               "core.askpass", "gpg.program")
 _GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace",
                                 "--exec-path", "--config-env", "--super-prefix"})
+
+
+_RUNS_COMMAND = re.compile(
+    r"(?i)^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass)|sequence\.editor|"
+    r"diff\.external|credential\.helper|gpg\.program|gpg\.\w+\.program|alias\.\S+|"
+    r"pager\.\S+|(diff|merge|filter)\.\S+\.(textconv|command|driver|clean|smudge|process)|"
+    r"uploadpack\.packobjectshook|protocol\.\S+\.allow)$")
+"""Configuration keys whose value is a command git runs later (or, for aliases starting with
+``!``, when the alias is used): setting one plants code."""
 
 
 def git_rule(a, seg) -> None:
@@ -152,6 +162,10 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         irreversible = "`git update-ref -d` deletes a ref"
     elif sub == "rm" and _has(rest, "-f", "--force"):
         irreversible = "`git rm -f` deletes files with uncommitted changes"
+    elif sub == "config" and len(words) >= 2 and _RUNS_COMMAND.match(words[0]):
+        value = words[1].lstrip("!") if words[0].lower().startswith("alias.") else words[1]
+        if not words[0].lower().startswith("alias.") or words[1].startswith("!"):
+            a.inner(f"`git config {words[0]}` plants a command git runs later", value)
     elif sub == "config" and _has(rest, "--global", "--system") and len(words) >= 2:
         irreversible = "`git config --global` changes the user's git configuration"
     elif sub == "tag" and _has(rest, "-d", "--delete"):

@@ -38,7 +38,8 @@ MAX_DEPTH = 6
 
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
 _INTERPRETERS = _SHELLS | frozenset({"python", "python3", "python2", "perl", "ruby", "node",
-                                     "php", "source", ".", "pwsh", "deno", "bun"})
+                                     "php", "source", ".", "pwsh", "deno", "bun", "at",
+                                     "batch"})
 _DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh"})
 _CODE_VARIABLES = frozenset({"LESSOPEN", "LESSCLOSE", "PAGER", "MANPAGER", "GIT_PAGER",
                              "GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EDITOR",
@@ -134,6 +135,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             a.path(f"redirection `{r.operator} {r.target}`", r.target, action)
     segments = parsed.segments
     downloads = any(s.program in _DOWNLOADERS for s in segments)
+    _computed_code(a, segments)
     for seg in segments:
         for assignment in seg.env:
             name, _, value = assignment.partition("=")
@@ -151,13 +153,68 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             a.add(EffectClass.LOCAL_IRREVERSIBLE,
                   f"`xargs {seg.program}` deletes files read from input the gate cannot see")
             continue
+        if "xargs" in seg.wrappers and seg.program in _XARGS_CHANGERS:
+            program_rule(a, seg)  # what it finds in its own arguments still counts
+            a.unknown.append(f"`xargs {seg.program}` changes files read from input the gate "
+                             "cannot see")
+            continue
         program_rule(a, seg)
     return a
+
+
+_XARGS_CHANGERS = frozenset({"sed", "gsed", "perl", "ruby", "chmod", "chown", "chgrp",
+                             "truncate", "tee", "cp", "ln", "dd", "install", "touch"})
+"""Programs that change the files ``xargs`` feeds them: which files is not known here."""
+_SCHEDULERS = frozenset({"at", "batch"})
+"""They run the commands they read from their input later (``at now <<< 'rm …'``)."""
+
+
+def _decodes(seg) -> bool:
+    """Whether a segment decodes or unpacks its input (``base64 -d``, ``xxd -r``, ``rev`` …)."""
+    p, args = seg.program, seg.args
+    if p in ("base64", "base32", "basenc"):
+        return seg.has_option("-d", "--decode", "-D")
+    if p == "xxd":
+        return seg.has_option("-r", "-revert")
+    if p == "openssl":
+        return "-d" in args
+    if p in ("gzip", "bzip2", "xz", "zstd", "lz4"):
+        return seg.has_option("-d", "--decompress")
+    return p in ("uudecode", "gunzip", "zcat", "bzcat", "xzcat", "unxz", "bunzip2", "rev",
+                 "unzstd")
+
+
+def _computed_code(a: Analysis, segments) -> None:
+    """Code computed at run time: decoded output run by a shell, an interpreter or ``eval``
+    (``echo … | base64 -d | sh``, ``eval "$(… | base64 -d)"``) cannot be read before it runs;
+    ``eval``/``sh -c`` of a substitution that only prints (``bash -c "$(printf 'rm …')"``)
+    runs what it prints."""
+    runners = [s for s in segments
+               if s.program == "eval" or (s.program in _INTERPRETERS and s.program not in
+                                          (".", "source") and any(_reads_stdin(s)))]
+    if not runners:
+        return
+    decoders = [s for s in segments if _decodes(s)]
+    if decoders:
+        a.add(EffectClass.UNTRUSTED_CODE,
+              f"`{decoders[0].program}` decodes code that `{runners[0].program}` runs: what "
+              "runs cannot be read before it does")
+        return
+    printed = [s for s in segments if s.context == "substitution"
+               and s.program in ("echo", "printf") and s.args]
+    if printed and any(r.program == "eval" or _reads_stdin(r)[0] for r in runners):
+        for s in printed:
+            text = " ".join(x for x in s.args if x not in ("-e", "-n", "-E"))
+            a.inner(f"`{runners[0].program}` runs what `{s.program}` prints",
+                    text.encode().decode("unicode_escape", "replace")
+                    if s.program == "printf" else text)
 
 
 def _reads_stdin(seg) -> tuple[bool, bool]:
     """``(has_c, reads_stdin)`` of an interpreter segment."""
     args = seg.args
+    if seg.program in _SCHEDULERS:
+        return False, not seg.has_option("-f")
     s_flag = False
     for k, arg in enumerate(args):
         if arg == "--":
@@ -240,7 +297,8 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
         a.unknown.append(seg.program)  # runs a script file the gate does not read
         return
     fed = False
-    run = a.inner if seg.program in _SHELLS or seg.program in (".", "source") else \
+    run = a.inner if seg.program in _SHELLS or seg.program in (".", "source", "at", "batch") \
+        else \
         (lambda construct, body: _code(a, construct, body))
     for r in seg.redirections:
         if r.operator == "<<<":
