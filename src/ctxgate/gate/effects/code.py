@@ -33,7 +33,9 @@ _DELETE = re.compile(
     r"\.(rmSync|rmdirSync|unlinkSync|rimrafSync)\s*\(")
 _NETWORK = re.compile(
     r"\b(?:requests|httpx|session|client|s)\.(post|put|patch|delete)\s*\(|\b(smtplib)\b|"
-    r"\bmethod\s*[:=]\s*['\"](POST|PUT|PATCH|DELETE)['\"]", re.I)
+    r"\bmethod\s*[:=]\s*['\"](POST|PUT|PATCH|DELETE)['\"]|"
+    r"\b(?:urlopen|Request)\s*\([^\n]*\bdata\s*=|"
+    r"\.request\s*\(\s*['\"](POST|PUT|PATCH|DELETE)['\"]", re.I)
 _SPAWN = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|"
                     r"check_output|Popen)|execSync|spawnSync|exec|system)\s*\(\s*(\[[^\]]*\]|"
                     r"[rbuf]?(['\"]).*?\2)", re.S)
