@@ -218,9 +218,22 @@ class ToolGate:
         qs += [Question(id=c.id, text=c.question) for c in self.checks]
         return tuple(qs)
 
-    def full_views_for(self, tool: str) -> tuple[str, ...]:
-        """The full-view pointers of ``tool``."""
-        return tuple(self.policy.full_views.get(tool, ()))
+    def full_views_for(self, tool: str, arguments: Any = None) -> tuple[str, ...]:
+        """The full-view pointers of ``tool``: the configured ones, plus the argument that an
+        unknown tool's call runs as a shell command, SQL or code
+        (:func:`~ctxgate.gate.effects.executed.executed_pointer`), which is judged whole or
+        the call is denied."""
+        views = tuple(self.policy.full_views.get(tool, ()))
+        if arguments is not None and self.policy.effects:
+            from ctxgate.gate.effects.executed import executed_pointer
+
+            try:
+                pointer = executed_pointer(tool, arguments)
+            except Exception:  # noqa: BLE001 - the configured views still hold
+                pointer = None
+            if pointer is not None and pointer not in views:
+                views += (pointer,)
+        return views
 
     def new_run(self) -> None:
         """Start a new run: the denial counters of escalation go back to 0."""
@@ -322,7 +335,7 @@ class ToolGate:
         if cached is not None:
             return replace(cached, cached=True, **common)
         view = fit_arguments(call.arguments, user_request=request, tool=tool,
-                             full_views=self.full_views_for(tool),
+                             full_views=self.full_views_for(tool, call.arguments),
                              budget_chars=p.arg_budget_chars, limits=self.limits)
         if isinstance(view, FullViewUnfit):
             return self._deny(tool, "full_view_unfit",

@@ -123,3 +123,26 @@ def test_a_requested_delete_through_a_sql_tool_runs(gate, tmp_path: Path) -> Non
         "sql": "DELETE FROM sessions WHERE expires_at < now()"}, cwd=str(tmp_path)),
         user_request="delete the expired sessions from the sessions table")
     assert v.outcome == "allow", v.reason
+
+
+@pytest.mark.parametrize(("tool", "arguments", "pointer"), [
+    ("run_command", {"command": "ls"}, "/command"),
+    ("mcp__x__run", {"params": {"command": "ls"}}, "/params/command"),
+    ("execute_sql", {"q/x": 1, "query": "select 1"}, "/query"),
+    ("send_email", {"to": "a@example.com", "body": "hi"}, None),
+])
+def test_the_executed_argument_is_a_full_view(gate, tool, arguments, pointer) -> None:
+    views = gate.full_views_for(tool, arguments)
+    assert (pointer in views) if pointer else views == ()
+
+
+def test_code_too_long_to_judge_whole_is_denied_not_shortened(gate, tmp_path: Path) -> None:
+    """A long command with one step hidden in the middle: the model never sees a head/tail
+    view of code that runs; the call is denied and the reason says why."""
+    big = "echo start; " + "true; " * 20_000 + "make deploy; " + "true; " * 20_000
+    for tool, arguments in (("run_command", {"command": big}),
+                            ("python_repl", {"code": "x = 1\n" * 40_000})):
+        gate.new_run()
+        v = gate.decide_sync(ToolCall(tool=tool, arguments=arguments, cwd=str(tmp_path)),
+                             user_request="run the tests")
+        assert v.outcome == "deny" and v.code == "full_view_unfit", v.reason

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from ctxgate.gate.effects.model import Effect
 
-__all__ = ["ExecutedArgument", "executed_argument", "executed_effect"]
+__all__ = ["ExecutedArgument", "executed_argument", "executed_effect", "executed_pointer"]
 
 ExecutedArgument = tuple[Literal["shell", "sql", "code", "http"], str, str]
 """``(kind, argument name, text)``; for ``http``, text is ``"METHOD url"``."""
@@ -94,6 +94,25 @@ def executed_argument(tool: str, arguments: Any) -> ExecutedArgument | None:
                 if found is not None:
                     break
     return found
+
+
+def executed_pointer(tool: str, arguments: Any) -> str | None:
+    """The JSON pointer of the argument :func:`executed_argument` finds (``/command``,
+    ``/params/command``), for the gate's full views: code that runs is judged whole or the
+    call is denied, never a shortened view of it."""
+    from ctxgate.gate.pointers import escape_segment
+
+    if not isinstance(arguments, Mapping):
+        return None
+    found = _top_level(tool, arguments)
+    if found is not None:
+        return "/" + escape_segment(found[1])
+    for outer, value in arguments.items():
+        if isinstance(value, Mapping):
+            found = _top_level(tool, value)
+            if found is not None:
+                return "/" + escape_segment(str(outer)) + "/" + escape_segment(found[1])
+    return None
 
 
 def _argv(value: Any) -> str | None:
