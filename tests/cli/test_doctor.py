@@ -71,7 +71,8 @@ def place(tmp_path: Path) -> Place:
 def test_a_clean_place_passes_every_check(place: Place) -> None:
     code, lines = place.doctor()
     assert code == 0, lines
-    assert set(lines) == {"home", "archive", "audit", "model", "hooks", "daemon", "sandbox"}
+    assert set(lines) == {"home", "archive", "audit", "model", "hooks", "mcp", "daemon",
+                          "sandbox"}
     assert all(line.startswith("ok ") for line in lines.values()), lines
 
 
@@ -293,6 +294,49 @@ def test_hooks_that_run_a_removed_interpreter_are_named_and_reinstalled(
     code, lines = place.doctor()
     assert code == 0
     assert lines["hooks"] == "ok ctxgate hooks in 2 file(s), every interpreter exists"
+
+
+def test_mcp_entries_that_start_a_removed_interpreter_are_named_and_repointed(
+        place: Place, tmp_path: Path) -> None:
+    import tomllib
+
+    gone = _removed_interpreter(tmp_path)
+    claude = place.user / ".claude.json"
+    other = {"type": "stdio", "command": "npx", "args": ["-y", "some-server"]}
+    args = ["-m", "ctxgate", "mcp", "serve", "--request", "summarise the repo"]
+    claude.write_text(json.dumps({"theme": "dark", "mcpServers": {
+        "other": other, "ctxgate": {"type": "stdio", "command": gone, "args": args,
+                                    "env": {}}}}, indent=2))
+    old_claude = claude.read_bytes()
+    codex = place.project / ".codex" / "config.toml"
+    codex.parent.mkdir()
+    codex.write_text('model = "o4"\n\n[mcp_servers.ctxgate]\n'
+                     f'command = "{gone}"\nargs = ["-m", "ctxgate", "mcp", "serve"]\n')
+
+    code, lines = place.doctor()
+    assert code == 1
+    assert lines["mcp"] == (
+        f"PROBLEM {claude} starts {gone!r}, which no longer exists; {codex} starts {gone!r}, "
+        "which no longer exists; fix: ctxgate doctor --fix (points it at this interpreter, "
+        "keeping its arguments and the file's other entries)"), lines["mcp"]
+
+    code, lines = place.doctor("--fix")
+    assert code == 0, lines
+    assert lines["mcp"].startswith(f"fixed rewrote ctxgate's MCP server entry to start "
+                                   f"{sys.executable}: "), lines["mcp"]
+    assert Path(f"{claude}.ctxgate-backup").read_bytes() == old_claude
+    data = json.loads(claude.read_text())
+    assert data["theme"] == "dark" and data["mcpServers"]["other"] == other
+    assert data["mcpServers"]["ctxgate"]["command"] == sys.executable
+    assert data["mcpServers"]["ctxgate"]["args"] == args  # the user's --request is kept
+    toml = tomllib.loads(codex.read_text())
+    assert toml["model"] == "o4"
+    assert toml["mcp_servers"]["ctxgate"] == {"command": sys.executable,
+                                              "args": ["-m", "ctxgate", "mcp", "serve"]}
+
+    code, lines = place.doctor()
+    assert code == 0
+    assert lines["mcp"] == "ok ctxgate MCP server in 2 client file(s), every interpreter exists"
 
 
 def test_hooks_of_a_live_interpreter_are_fine(place: Place) -> None:

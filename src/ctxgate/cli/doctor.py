@@ -75,6 +75,7 @@ def run_checks(config: Any, model: dict[str, Any], project: Path, sandbox: Any) 
     blocked = ("the local model files are damaged (reinstall ctxgate first)"
                if config.gate.backend == "local" and not model["ok"] else "")
     checks.append(dc.check_hooks(Path.home(), project, blocked=blocked))
+    checks.append(dc.check_mcp(Path.home(), project))
     from ctxgate.gate.daemon.protocol import runtime_dir
 
     checks.append(dc.check_daemon_dir(runtime_dir()))

@@ -362,6 +362,77 @@ def check_hooks(home: Path, project: Path, *, blocked: str = "") -> Check:
                  "interpreter, keeping other hooks)", fixable=True, repair=repair)
 
 
+# -- MCP client entries (``ctxgate mcp install``) ---------------------------------------------
+
+def mcp_entries(home: Path, project: Path) -> list[tuple[str, Path, Any]]:
+    """``(client, file, entry)`` of every ``ctxgate`` MCP server entry ``mcp install`` may
+    have written (user and project scope of each client); unreadable files raise
+    ``ValueError`` naming them."""
+    import json
+    import tomllib
+
+    from ctxgate.integrations.mcp.install import CLIENTS, NAME, config_file
+
+    out: list[tuple[str, Path, Any]] = []
+    seen: set[Path] = set()
+    for client in CLIENTS:
+        for scope in ("user", "project"):
+            path = config_file(client, scope, home=home, project=project)
+            if path.absolute() in seen or not path.is_file():
+                continue
+            seen.add(path.absolute())
+            try:
+                text = path.read_text(encoding="utf-8")
+                data = json.loads(text or "{}") if path.suffix == ".json" else \
+                    tomllib.loads(text)
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise ValueError(f"{path} ({exc})") from exc
+            servers = (data.get("mcpServers") if path.suffix == ".json"
+                       else data.get("mcp_servers")) if isinstance(data, dict) else None
+            entry = servers.get(NAME) if isinstance(servers, dict) else None
+            if entry is not None:
+                out.append((client, path, entry))
+    return out
+
+
+def check_mcp(home: Path, project: Path) -> Check:
+    """ctxgate's MCP server entries whose interpreter is gone (a removed virtualenv): the
+    client then fails to start the server, often silently."""
+    try:
+        entries = mcp_entries(home, project)
+    except ValueError as exc:
+        return Check("mcp", False, f"MCP client file {exc} is not readable; fix it by hand")
+    broken = []
+    for client, path, entry in entries:
+        command = entry.get("command") if isinstance(entry, dict) else None
+        if not isinstance(command, str) or missing_paths(command):
+            broken.append((client, path, entry, command))
+    if not broken:
+        return Check("mcp", True, f"ctxgate MCP server in {len(entries)} client file(s), every "
+                     "interpreter exists" if entries else "no ctxgate MCP server installed")
+    named = "; ".join(f"{path} starts {command!r}, which no longer exists"
+                      for _c, path, _e, command in broken)
+
+    def repair() -> tuple[bool, str]:
+        import sys
+
+        from ctxgate.integrations.mcp import install as inst
+
+        done = []
+        for client, path, entry, _ in broken:
+            args = entry.get("args") if isinstance(entry, dict) else None
+            if not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
+                args = inst.server_entry(sys.executable, None)["args"]
+            backup = inst.write(inst.plan(client, path, {"command": sys.executable,
+                                                         "args": args}))
+            done.append(f"{path}" + (f" (previous version: {backup})" if backup else ""))
+        return True, f"rewrote ctxgate's MCP server entry to start {sys.executable}: " \
+                     f"{'; '.join(done)}"
+
+    return Check("mcp", False, f"{named}; fix: {FIX} (points it at this interpreter, keeping "
+                 "its arguments and the file's other entries)", fixable=True, repair=repair)
+
+
 # -- the decision daemon's runtime directory ---------------------------------------------
 
 def check_daemon_dir(directory: str) -> Check:
