@@ -146,3 +146,16 @@ def test_code_too_long_to_judge_whole_is_denied_not_shortened(gate, tmp_path: Pa
         v = gate.decide_sync(ToolCall(tool=tool, arguments=arguments, cwd=str(tmp_path)),
                              user_request="run the tests")
         assert v.outcome == "deny" and v.code == "full_view_unfit", v.reason
+
+
+@pytest.mark.parametrize(("tool", "arguments", "outcome"), [
+    ("list_events", {"action": "create", "since": "2026-01-01"}, "allow"),  # a filter
+    ("search_audit_log", {"type": "delete"}, "allow"),
+    ("mongo_query", {"operation": "deleteMany", "filter": {}}, "deny"),  # an order
+])
+def test_an_action_argument_of_a_reading_tool_is_a_filter_unless_named_as_an_order(
+        gate, tmp_path: Path, tool, arguments, outcome) -> None:
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool=tool, arguments=arguments, cwd=str(tmp_path)),
+                         user_request="show me what changed in the audit log this year")
+    assert v.outcome == outcome, v.reason

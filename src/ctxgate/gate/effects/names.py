@@ -164,15 +164,22 @@ _ACTION_KEYS = frozenset({"action", "operation", "op", "verb", "method", "mode",
 """Argument names whose value can say what a multi-purpose tool does (``stripe {"action":
 "refund"}``, ``mongo {"operation": "deleteMany"}``)."""
 _WEAK_ACTION_KEYS = frozenset({"type", "mode", "intent", "task"})
+_ORDER_KEYS = frozenset({"operation", "op", "command", "cmd", "method"})
 
 
-def action_argument(arguments: Mapping[str, Any]) -> tuple[str, str] | None:
+def action_argument(arguments: Mapping[str, Any], *,
+                    filters: bool = False) -> tuple[str, str] | None:
     """``(verb, where)`` from an action-like argument whose short value starts with a verb that
     changes state (``"refund"``, ``"deleteMany"``, ``"send"``): it says more than the tool's
     name (``mongo_query`` with ``deleteMany`` deletes). A read verb there gives ``None``, and
-    the name decides as before."""
+    the name decides as before. ``filters``: the tool's name reads (``list_events``,
+    ``search_audit_log``), so ``action``/``type``/``mode`` are more likely filters of what it
+    lists ("events whose action is create") than orders; only ``operation``/``op``/
+    ``command``/``method`` count then."""
     for key, value in arguments.items():
         if str(key).lower() not in _ACTION_KEYS or not isinstance(value, str):
+            continue
+        if filters and str(key).lower() not in _ORDER_KEYS:
             continue
         words = _words(value)
         if not words or len(words) > 4 or len(value) > 60:
@@ -259,7 +266,9 @@ def name_effect(
     """The effect of an unknown tool's call by its name, description, schema and arguments,
     or ``None`` when they do not say (a read verb, no verb, a delete of a path not there)."""
     args = arguments if isinstance(arguments, Mapping) else {}
-    found = action_argument(args) or operation_verb(tool, description)
+    named = operation_verb(tool, description)
+    reads = named is not None and named[0] in READ_VERBS
+    found = action_argument(args, filters=reads) or named
     if found is None:
         return _argument_rule(args, input_schema)
     verb, where = found
