@@ -269,14 +269,19 @@ def redcode_rows(quick: bool) -> list[dict]:
     return rows
 
 
-def read_verb_name(tool: str) -> bool:
-    """Whether a tool's name starts with a read verb (get, list, verify, validate, check …)."""
-    from ctxgate.gate.effects.learned import name_words
+READ_NAME_VERBS = frozenset({"get", "list", "verify", "validate", "check", "search", "find",
+                             "query", "lookup", "read", "fetch", "show", "describe",
+                             "standardize", "detect", "analyze", "retrieve"})
 
-    words = name_words(tool)
-    return bool(words) and words[0] in {"get", "list", "verify", "validate", "check", "search",
-                                        "find", "query", "lookup", "read", "fetch", "show",
-                                        "describe", "standardize", "detect", "analyze"}
+
+def read_verb_name(tool: str) -> bool:
+    """Whether a tool's operation verb is a read verb (get, list, verify, validate, check …):
+    the first verb of the operation part of its name, as the tool-name rules find it (the
+    part after ``Resource_`` in ``Apps_CheckSubdomainAvailability``, the last ``.`` segment)."""
+    from ctxgate.gate.effects.names import operation_verb
+
+    found = operation_verb(tool)
+    return found is not None and found[0] in READ_NAME_VERBS
 
 
 def fmt_rate(x: tuple[int, int]) -> str:
@@ -678,12 +683,11 @@ def whole_gate_table(gate: WholeGate,
     non_shell = [t for name, t in tallies.items() if name.startswith("non-shell:")]
     if non_shell:
         rows.append(non_shell[0].merged("non-shell: all", *non_shell[1:]).row())
-        pairs = [ex for name, exs in splits if name.startswith("non-shell:")
-                 and name.endswith("pairs") for ex in exs]
-        clean = [ex for ex in pairs if not (ex.destructive and read_verb_name(ex.tool))]
+        every = [ex for name, exs in splits if name.startswith("non-shell:") for ex in exs]
+        clean = [ex for ex in every if not (ex.destructive and read_verb_name(ex.tool))]
         if clean:
-            rows.append(gate.tally("  non-shell pairs without read-verb POSTs (label noise)",
-                                   clean).row())
+            rows.append(gate.tally("  non-shell: all, without state-changing calls whose "
+                                   "operation verb reads (label noise)", clean).row())
     return rows
 
 
