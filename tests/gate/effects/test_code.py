@@ -44,6 +44,11 @@ def test_destructive_calls_in_code_are_found(tmp_path: Path, code, effect, said)
     "subprocess.run(['git', 'status'])",
     "cur.execute('SELECT * FROM orders')",
     "requests.get('https://example.com')",
+    # a test that makes a temporary directory and removes it again (seen in real agent runs)
+    "import tempfile, shutil\nd = tempfile.mkdtemp()\ntry:\n    run(d)\nfinally:\n"
+    "    shutil.rmtree(d)",
+    "import os, tempfile\nwith tempfile.NamedTemporaryFile(delete=False) as f:\n    pass\n"
+    "os.unlink(f.name)",
 ])
 def test_code_that_only_reads_or_computes_is_left_to_the_model(tmp_path: Path, code) -> None:
     assert code_effect(code, cwd=str(tmp_path)) is None
@@ -54,3 +59,23 @@ def test_code_that_only_reads_or_computes_is_left_to_the_model(tmp_path: Path, c
 def test_any_text_is_scanned_without_raising(text: str) -> None:
     e = code_effect(text, cwd="/")
     assert e is None or e.source is EffectSource.CODE_SCAN
+
+
+def test_a_computed_path_without_temporary_files_is_still_a_delete(tmp_path: Path) -> None:
+    e = code_effect("import os\nfor name in os.listdir(root):\n    os.remove(name)",
+                    cwd=str(tmp_path))
+    assert e is not None and e.effect is LOSE
+
+
+def test_a_literal_path_is_judged_by_the_path_rules(tmp_path: Path) -> None:
+    """Inside a git working tree, deleting a clean tracked file is recoverable (as for rm)."""
+    import subprocess
+
+    (tmp_path / "notes.txt").write_text("x\n")
+    for argv in (["init", "-q"], ["add", "notes.txt"],
+                 ["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "x"]):
+        subprocess.run(["git", *argv], cwd=tmp_path, check=True, capture_output=True)
+    e = code_effect("import os\nos.remove('notes.txt')", cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.LOCAL_RECOVERABLE, e
+    e = code_effect("import shutil\nshutil.rmtree('/srv/data')", cwd=str(tmp_path))
+    assert e is not None and e.effect is LOSE and "'/srv/data'" in e.evidence

@@ -86,7 +86,7 @@ X, U = EffectClass.EXTERNAL, EffectClass.UNTRUSTED_CODE
     ("python -c \"import shutil; shutil.rmtree('/srv/data')\"", IRR, "shutil.rmtree("),
     ("node -e \"require('fs').rmSync('/srv', {recursive: true})\"", IRR, "rmSync("),
     ("python3 - <<'EOF'\nimport shutil\nshutil.rmtree('/srv/data')\nEOF", IRR,
-     "here-doc fed to `python3` deletes files"),
+     "here-doc fed to `python3` deletes '/srv/data'"),
     ("python3 <<< \"import requests; requests.delete('https://api.example.com/u/7')\"", X,
      "changes a remote service"),
     ("perl -e 'unlink glob \"*\"; system(\"rm -rf /srv\")'", IRR, "rm -rf /srv"),

@@ -44,6 +44,24 @@ _SHELL_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\w+)\s*\n(.*)", re.S)
 _STRING = re.compile(r"(['\"])((?:\\.|(?!\1).){6,}?)\1", re.S)
 
 
+_TEMPFILES = re.compile(r"\btempfile\.(?:mkdtemp|mkstemp|TemporaryDirectory|"
+                        r"NamedTemporaryFile|gettempdir)|\bmkdtempSync\b|\bos\.tmpdir\(")
+"""Code that makes temporary files or directories (Python ``tempfile``, Node ``mkdtempSync``):
+deleting a computed path there is how it cleans up after itself."""
+_LITERAL_ARG = re.compile(r"\s*[rbu]?(['\"])([^'\"\n]{1,400})\1\s*[,)]")
+_PATH_CALL = re.compile(r"Path\(\s*[rbu]?(['\"])([^'\"\n]{1,400})\1\s*\)\s*$")
+
+
+def _deleted_literal(code: str, m: re.Match[str]) -> str | None:
+    """The literal path a delete call names (``shutil.rmtree('/srv/data')``,
+    ``Path('db.sqlite').unlink()``), or ``None`` when it deletes a computed path."""
+    if m.group(0).lstrip().startswith("."):  # Path(...).unlink(): the literal is before
+        before = _PATH_CALL.search(code[max(0, m.start() - 420):m.start()])
+        return before.group(2) if before else None
+    after = _LITERAL_ARG.match(code, m.end())
+    return after.group(2) if after else None
+
+
 def _literal_command(text: str) -> str | None:
     try:
         value = ast.literal_eval(text)
@@ -64,9 +82,21 @@ def code_effect(code: str, *, where: str = "the code", cwd: str) -> Effect | Non
     from ctxgate.gate.effects.sql import sql_effect
 
     findings: list[tuple[EffectClass, str]] = []
+    temporary = bool(_TEMPFILES.search(code))
     for m in _DELETE.finditer(code):
+        call = m.group(0).strip()
+        path = _deleted_literal(code, m)
+        if path is not None:  # a literal path: the path rules judge it, as for `rm`
+            from ctxgate.gate.effects.shell import path_finding
+
+            found = path_finding(f"{where} deletes {path!r} (`{call}`)", path, "delete", cwd)
+            if found is not None:
+                findings.append((found.effect, found.evidence))
+            continue
+        if temporary:
+            continue  # a computed path in code that makes temporary files: its own cleanup
         findings.append((EffectClass.LOCAL_IRREVERSIBLE,
-                         f"{where} deletes files (`{m.group(0).strip()}`)"))
+                         f"{where} deletes files (`{call}`)"))
     for m in _NETWORK.finditer(code):
         findings.append((EffectClass.EXTERNAL,
                          f"{where} sends a request that changes a remote service "
