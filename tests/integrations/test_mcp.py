@@ -300,7 +300,8 @@ def test_proxy_judges_the_command_and_sql_a_tool_argument_runs(tmp_path: Path) -
                     ("rm", "run_command", {"command": "rm -rf data"}),
                     ("select", "execute_sql", {"sql": "SELECT count(*) FROM orders"}),
                     ("delete", "execute_sql", {"sql": "DELETE FROM orders"}),
-                    ("rmtree", "run_python", {"code": "import shutil; shutil.rmtree('data')"})):
+                    ("rmtree", "run_python",
+                     {"code": f"import shutil; shutil.rmtree('{work / 'data'}')"})):
                 result = await s.call_tool(tool, args)
                 out[key] = (text_of(result), bool(result.is_error))
         return out
@@ -316,6 +317,8 @@ def test_proxy_judges_the_command_and_sql_a_tool_argument_runs(tmp_path: Path) -
     # the shell parser finds nothing to lose there and the model judges the rm
     assert got["rm"][1] and "so it was not run" in got["rm"][0], got["rm"]
     assert got["delete"][1] and "DELETE removes rows" in got["delete"][0], got["delete"]
+    # an absolute path, judged by the path rules like rm's (the relative `data` above is
+    # no path the gate can see)
     assert got["rmtree"][1] and "shutil.rmtree(" in got["rmtree"][0], got["rmtree"]
     assert (work / "data" / "ledger.csv").is_file()
     with sqlite3.connect(db) as conn:
