@@ -78,9 +78,11 @@ X, U = EffectClass.EXTERNAL, EffectClass.UNTRUSTED_CODE
     ("git branch -D feature", IRR, "branch -D"),
     ("redis-cli flushall", IRR, "flushall"),
     ("redis-cli -h db -n 2 DEL session:1", IRR, "DEL"),
-    ("psql -c 'DROP TABLE users'", IRR, "DROPs"),
-    ("mysql -e 'truncate orders'", IRR, "TRUNCATEs"),
-    ("sqlite3 app.db 'delete from t'", IRR, "DELETEs"),
+    ("psql -c 'DROP TABLE users'", IRR, "DROP removes an object"),
+    ("mysql -e 'truncate orders'", IRR, "TRUNCATE empties a table"),
+    ("sqlite3 app.db 'delete from t'", IRR, "DELETE removes rows"),
+    ("psql -c 'SELECT pg_terminate_backend(4242)'", IRR, "pg_terminate_backend()"),
+    ("sqlite3 x.db \"select load_extension('/tmp/x.so')\"", U, "loads or runs code"),
     ("dropdb prod", IRR, "drops a database"),
     # code a non-shell interpreter runs: inline, here-string or here-doc
     ("python -c \"import shutil; shutil.rmtree('/srv/data')\"", IRR, "shutil.rmtree("),
@@ -253,6 +255,8 @@ def test_xargs_feeding_an_in_place_editor_is_not_read_only(tmp_path) -> None:
 
 @pytest.mark.parametrize("command", ['eval "$(ssh-agent -s)"', 'eval "$(pyenv init -)"',
                                      'curl -s "http://localhost:$PORT/health"',
+                                     "psql -c \"SELECT * FROM jobs WHERE state = 'drop'\"",
+                                     "sqlite3 app.db \"select * from log where m like '%drop%'\"",
                                      'curl "$BASE_URL/api/v1/status"', "ping -c1 $HOST",
                                      "curl http://localhost:8000/$(date +%s)",
                                      "git config core.pager less", "git config user.name bot",

@@ -17,6 +17,7 @@ from ctxgate.gate.effects.model import EffectClass
 
 __all__ = ["READ_ONLY_PROGRAMS", "program_rule"]
 
+READ_ONLY = EffectClass.READ_ONLY
 IRREVERSIBLE = EffectClass.LOCAL_IRREVERSIBLE
 RECOVERABLE = EffectClass.LOCAL_RECOVERABLE
 EXTERNAL = EffectClass.EXTERNAL
@@ -435,13 +436,10 @@ def _redis(a, seg) -> None:
         a.unknown.append(f"redis-cli {ops[0]}")
 
 
-_SQL_DESTROY = re.compile(r"\b(drop|truncate|delete|update|alter|grant|revoke|replace|merge|"
-                          r"vacuum\s+full)\b", re.IGNORECASE)
-_SQL_CHANGE = re.compile(r"\b(insert|create|copy|comment|reindex|cluster|attach|pragma)\b",
-                         re.IGNORECASE)
-_SQL_READ = re.compile(r"^\s*(select|show|explain|describe|desc|with|values|table|\\d\S*|"
-                       r"\\l|\\dt|\.tables|\.schema|\.headers|\.mode|pragma\s+table_info)\b",
-                       re.IGNORECASE)
+_SQL_META = re.compile(r"^\s*(\\d\S*|\\l\+?|\\dt|\\conninfo|\.tables|\.schema|\.headers|"
+                       r"\.mode|\.indexes|\.databases)(\s|$)", re.IGNORECASE)
+"""psql and sqlite3 client commands that only list or format (the SQL itself is judged
+statement by statement by :mod:`.sql`)."""
 
 
 def _sql(a, seg) -> None:
@@ -456,15 +454,16 @@ def _sql(a, seg) -> None:
     if not texts:
         a.unknown.append(f"{prog} (statements from a file or its input)")
         return
+    from ctxgate.gate.effects.sql import sql_effect
+
     for text in texts:
-        m = _SQL_DESTROY.search(text)
-        if m:
-            a.add(IRREVERSIBLE, f"`{prog}` runs SQL that {m.group(1).upper()}s data: "
-                                f"{text.strip()[:100]}")
-        elif _SQL_CHANGE.search(text):
-            a.add(RECOVERABLE, f"`{prog}` adds data or schema: {text.strip()[:100]}")
-        elif not all(_SQL_READ.match(stmt) for stmt in text.split(";") if stmt.strip()):
+        if all(_SQL_META.match(stmt) for stmt in text.split(";") if stmt.strip()):
+            continue  # client commands that list (\\dt, .tables, .schema)
+        found = sql_effect(text, where=f"`{prog}` runs SQL")
+        if found is None:
             a.unknown.append(f"{prog}: {text.strip()[:60]}")
+        elif found.effect is not READ_ONLY:
+            a.add(found.effect, found.evidence)
 
 
 def _mongo(a, seg) -> None:

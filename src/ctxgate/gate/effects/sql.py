@@ -31,6 +31,14 @@ _LOSE = EffectClass.LOCAL_IRREVERSIBLE
 _OBJECTS = (r"(?:table|database|schema|index|view|materialized\s+view|sequence|function|"
             r"procedure|trigger|user|role|type|extension|collection|keyspace|column|"
             r"constraint|policy|owned|domain|event|publication|subscription)")
+_SIDE_EFFECT_CALLS = re.compile(
+    r"\b(pg_terminate_backend|pg_cancel_backend|pg_drop_replication_slot|pg_promote|"
+    r"pg_reload_conf|lo_unlink|dblink_exec|setval|writefile|pg_file_write|"
+    r"pg_file_unlink)\s*\(", re.I)
+"""Functions a ``SELECT`` can call that change or end something (kill a session, drop a
+replication slot, write a file)."""
+_CODE_CALLS = re.compile(r"\b(load_extension|lo_import|lo_export|sys_exec|sys_eval)\s*\(", re.I)
+"""Functions that load or run code, or move files between the server and the database."""
 _SHAPES: tuple[tuple[re.Pattern[str], EffectClass, str], ...] = tuple(
     (re.compile(p, re.I | re.S), cls, what) for p, cls, what in (
         (r"^copy\b.*\bprogram\b", EffectClass.UNTRUSTED_CODE, "COPY … PROGRAM runs a program"),
@@ -107,6 +115,12 @@ def _statement(stmt: str) -> tuple[EffectClass, str] | None:
     analysed = _EXPLAIN_ANALYZE.match(stmt)
     if analysed:  # EXPLAIN ANALYZE runs the statement
         stmt = stmt[analysed.end():]
+    code = _CODE_CALLS.search(stmt)
+    if code:
+        return EffectClass.UNTRUSTED_CODE, f"{code.group(1)}() loads or runs code"
+    side = _SIDE_EFFECT_CALLS.search(stmt)
+    if side:
+        return _LOSE, f"{side.group(1)}() changes or ends something"
     if re.match(r"^with\b", stmt, re.I):
         m = _CHANGES_IN_WITH.search(stmt)
         if m:
