@@ -83,35 +83,35 @@ def _words(name: str) -> set[str]:
 
 
 def executed_argument(tool: str, arguments: Any) -> ExecutedArgument | None:
-    """The shell command or SQL an unknown tool's call runs, or ``None`` (module docstring)."""
-    if not isinstance(arguments, Mapping):
-        return None
-    found = _top_level(tool, arguments)
-    if found is None:  # one level down: {"params": {"command": ...}}, {"input": {"sql": ...}}
-        for value in arguments.values():
-            if isinstance(value, Mapping):
-                found = _top_level(tool, value)
-                if found is not None:
-                    break
-    return found
+    """The shell command, SQL, code or HTTP request an unknown tool's call runs, or ``None``
+    (module docstring)."""
+    located = _locate(tool, arguments)
+    return located[0] if located else None
 
 
 def executed_pointer(tool: str, arguments: Any) -> str | None:
     """The JSON pointer of the argument :func:`executed_argument` finds (``/command``,
     ``/params/command``), for the gate's full views: code that runs is judged whole or the
     call is denied, never a shortened view of it."""
+    located = _locate(tool, arguments)
+    return located[1] if located else None
+
+
+def _locate(tool: str, arguments: Any) -> tuple[ExecutedArgument, str] | None:
+    """The executed argument and its JSON pointer: at the top level, else one level down
+    (``{"params": {"command": …}}``, ``{"input": {"sql": …}}``)."""
     from ctxgate.gate.pointers import escape_segment
 
     if not isinstance(arguments, Mapping):
         return None
     found = _top_level(tool, arguments)
     if found is not None:
-        return "/" + escape_segment(found[1])
+        return found, "/" + escape_segment(found[1])
     for outer, value in arguments.items():
         if isinstance(value, Mapping):
             found = _top_level(tool, value)
             if found is not None:
-                return "/" + escape_segment(str(outer)) + "/" + escape_segment(found[1])
+                return found, "/" + escape_segment(str(outer)) + "/" + escape_segment(found[1])
     return None
 
 
