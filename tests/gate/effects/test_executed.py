@@ -32,6 +32,9 @@ from ctxgate.gate.loader import load_decision_model
     ("redis", {"command": "FLUSHALL"}, ("shell", "command", "redis-cli FLUSHALL")),
     ("redis_exec", {"command": "redis GET k"}, ("shell", "command", "redis-cli GET k")),
     ("mcp__kubernetes__run", {"args": "get pods"}, ("shell", "args", "kubectl get pods")),
+    # a container's command is not docker's own arguments: judged as the command it is
+    ("mcp__docker__run_container", {"image": "alpine", "command": "rm -rf /data"},
+     ("shell", "command", "rm -rf /data")),
     # argv lists, and one level of nesting
     ("run_command", {"command": ["rm", "-rf", "my dir"]},
      ("shell", "command", "rm -rf 'my dir'")),
@@ -60,6 +63,7 @@ def test_executed_arguments_are_found(tool, arguments, found) -> None:
     ("terminal", {"input": ["rm", "-rf", "x"]}),  # terminal input is typed text
     ("terminal", "ls"),
     ("gitlab_search", {"args": ["x"]}),  # gitlab is not git
+    ("mcp__git__git_status", {"repo_path": "/srv/repo"}),  # no argument list
     ("search_code", {"code": "def main"}),  # code as a search term, not run
     ("http_request", {"method": "FROBNICATE", "url": "https://x.example"}),
 ])

@@ -64,6 +64,9 @@ PROGRAM_TOOLS: dict[str, str] = {
 whose argument is that program's arguments: judged as ``PROGRAM ARGS`` by the shell parser."""
 _PROGRAM_KEYS = frozenset({"args", "argv", "arguments", "command", "cmd", "subcommand",
                            "command_line", "cli_args"})
+_ARGUMENT_LIST_KEYS = frozenset({"args", "argv", "arguments", "cli_args", "subcommand"})
+"""For a tool named after its MCP server's program only: a ``command`` there may be what runs
+inside (a container's command), not the program's own arguments."""
 _CODE_WORDS = frozenset({"python", "py", "repl", "jupyter", "notebook", "ipython", "eval",
                          "evaluate", "javascript", "js", "node", "nodejs", "deno", "bun",
                          "interpreter", "kernel"})
@@ -182,12 +185,16 @@ def _program(tool: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None
     """``PROGRAM ARGS`` of a tool named after a command-line program."""
     server, _, name = tool.rpartition("__") if tool.startswith("mcp__") else ("", "", tool)
     first = next(iter(re.split(r"[^a-z0-9]+", name.lower())), "")
-    program = PROGRAM_TOOLS.get(first) or PROGRAM_TOOLS.get(server.removeprefix("mcp__").lower())
+    program = PROGRAM_TOOLS.get(first)
+    by_server = program is None
+    if by_server:
+        program = PROGRAM_TOOLS.get(server.removeprefix("mcp__").lower())
     if program is None:
         return None
     for key, value in arguments.items():
-        if str(key).lower() not in _PROGRAM_KEYS:
-            continue
+        k = str(key).lower()
+        if k not in _PROGRAM_KEYS or (by_server and k not in _ARGUMENT_LIST_KEYS):
+            continue  # mcp__docker__run_container's "command" runs inside the container
         text = _argv(value)
         if text is None:
             continue
