@@ -219,21 +219,22 @@ class ToolGate:
         return tuple(qs)
 
     def full_views_for(self, tool: str, arguments: Any = None) -> tuple[str, ...]:
-        """The full-view pointers of ``tool``: the configured ones, plus the argument that an
-        unknown tool's call runs as a shell command, SQL or code
+        """The full-view pointers of ``tool``: the configured ones when ``full_views`` names
+        the tool (an empty list included: the user's choice), else the argument that the
+        call runs as a shell command, SQL or code
         (:func:`~ctxgate.gate.effects.executed.executed_pointer`), which is judged whole or
         the call is denied."""
-        views = tuple(self.policy.full_views.get(tool, ()))
-        if arguments is not None and self.policy.effects:
-            from ctxgate.gate.effects.executed import executed_pointer
+        if tool in self.policy.full_views:  # configured (even as none): the user's word
+            return tuple(self.policy.full_views[tool])
+        if arguments is None or not self.policy.effects:
+            return ()
+        from ctxgate.gate.effects.executed import executed_pointer
 
-            try:
-                pointer = executed_pointer(tool, arguments)
-            except Exception:  # noqa: BLE001 - the configured views still hold
-                pointer = None
-            if pointer is not None and pointer not in views:
-                views += (pointer,)
-        return views
+        try:
+            pointer = executed_pointer(tool, arguments)
+        except Exception:  # noqa: BLE001 - a rule bug: the arguments are fitted as before
+            pointer = None
+        return (pointer,) if pointer is not None else ()
 
     def new_run(self) -> None:
         """Start a new run: the denial counters of escalation go back to 0."""
