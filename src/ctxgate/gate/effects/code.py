@@ -30,7 +30,10 @@ _DELETE = re.compile(
     r"\b(shutil\.rmtree|os\.(?:remove|unlink|rmdir|removedirs)|send2trash|"
     r"fs(?:\.promises)?\.(?:rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync)|rimraf)\s*\(|"
     r"\.(unlink|rmdir)\s*\(\s*(?:missing_ok\s*=\s*\w+)?\s*\)|"
-    r"\.(rmSync|rmdirSync|unlinkSync|rimrafSync)\s*\(")
+    r"\.(rmSync|rmdirSync|unlinkSync|rimrafSync)\s*\(|"
+    r"\b(?:File::Path::)?(?:rmtree|remove_tree)\s*\(|"
+    r"\bFileUtils\.(?:rm_rf|rm_r|rm|remove_dir|remove_entry\w*|rmdir)\s*\(|"
+    r"\b(?:File\.delete|Dir\.rmdir|Dir\.delete)\s*\(|(?<![\w.$>])(?:unlink|rmdir)\s*\(")
 _NETWORK = re.compile(
     r"\b(?:requests|httpx|session|client|s)\.(post|put|patch|delete)\s*\(|\b(smtplib)\b|"
     r"\bmethod\s*[:=]\s*['\"](POST|PUT|PATCH|DELETE)['\"]|"

@@ -209,7 +209,7 @@ def _sed(a, seg) -> None:
     ops = _operands(args, "efl")
     if not scripts and not seg.has_option("-f", "--file") and ops:
         scripts, ops = [ops[0]], ops[1:]
-    if any(re.search(r"(^|[;\n{}]\s*|/[gpI0-9]*)[wWe](\s|$)", s) for s in scripts):
+    if any(re.search(r"(^|[;\n{}]\s*|[0-9$]\s*|/[gpI0-9]*)[wWe](\s|$)", s) for s in scripts):
         a.add(IRREVERSIBLE, "a `sed` script writes a file or runs a command (its w/e commands)")
     if inplace:
         for word in ops:
@@ -217,9 +217,15 @@ def _sed(a, seg) -> None:
                 a.path(f"`sed -i` edits {p} in place", p, "modify")
 
 
+PERL_INPLACE = re.compile(r"-[0-9lnpasTtUwWX]*i\S*")
+"""perl's/ruby's in-place switch, alone or bundled after switches that take no argument
+(``-i``, ``-pi``, ``-i.bak``, ``-pie``); not ``-MFile::Path`` or ``-Ilib``, whose letters
+after ``-M``/``-I`` are a module or a directory."""
+
+
 def _perl(a, seg) -> None:
     args = seg.args
-    inplace = any(re.fullmatch(r"-[a-zA-Z]*i\S*", x) and not x.startswith("-e") for x in args)
+    inplace = any(PERL_INPLACE.fullmatch(x) for x in args)
     if not inplace:
         a.unknown.append(seg.program)
         return

@@ -265,9 +265,9 @@ def _code(a: Analysis, construct: str, code: str) -> None:
 
 def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
     raw = seg.raw
-    if seg.program in ("perl", "ruby") and any(
-            x.startswith("-") and not x.startswith(("--", "-e", "-E")) and "i" in x[1:]
-            for x in seg.args):
+    from ctxgate.gate.effects.programs import PERL_INPLACE
+
+    if seg.program in ("perl", "ruby") and any(PERL_INPLACE.fullmatch(x) for x in seg.args):
         from ctxgate.gate.effects.programs import program_rule
 
         program_rule(a, seg)  # perl -pi -e …: an in-place edit of the named files
