@@ -256,6 +256,9 @@ def test_xargs_feeding_an_in_place_editor_is_not_read_only(tmp_path) -> None:
     from ctxgate.gate.effects.shell import shell_effect
 
     assert shell_effect("grep -rl foo . | xargs sed -i 's/foo/bar/'", cwd=str(tmp_path)) is None
+    # perl is an interpreter too: its xargs in-place edit was read-only
+    assert shell_effect("grep -rl foo . | xargs perl -pi -e 's/foo/bar/'",
+                        cwd=str(tmp_path)) is None
 
 
 @pytest.mark.parametrize("command", ['eval "$(ssh-agent -s)"', 'eval "$(pyenv init -)"',

@@ -146,17 +146,17 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
         if not seg.program:
             continue
         a.programs.append(seg.program)
+        if "xargs" in seg.wrappers and seg.program in _XARGS_CHANGERS:
+            program_rule(a, seg)  # what it finds in its own arguments still counts
+            a.unknown.append(f"`xargs {seg.program}` changes files read from input the gate "
+                             "cannot see")
+            continue
         if seg.program in _INTERPRETERS:
             _interpreter(a, seg, segments, downloads, parsed.heredocs)
             continue
         if "xargs" in seg.wrappers and seg.program in ("rm", "shred", "unlink", "rmdir", "mv"):
             a.add(EffectClass.LOCAL_IRREVERSIBLE,
                   f"`xargs {seg.program}` deletes files read from input the gate cannot see")
-            continue
-        if "xargs" in seg.wrappers and seg.program in _XARGS_CHANGERS:
-            program_rule(a, seg)  # what it finds in its own arguments still counts
-            a.unknown.append(f"`xargs {seg.program}` changes files read from input the gate "
-                             "cannot see")
             continue
         program_rule(a, seg)
     return a
