@@ -162,7 +162,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
     return a
 
 
-_XARGS_CHANGERS = frozenset({"sed", "gsed", "perl", "ruby", "chmod", "chown", "chgrp",
+_XARGS_CHANGERS = frozenset({"sed", "gsed", "perl", "ruby", "chmod", "chown", "chgrp", "mkdir",
                              "truncate", "tee", "cp", "ln", "dd", "install", "touch"})
 """Programs that change the files ``xargs`` feeds them: which files is not known here."""
 _SCHEDULERS = frozenset({"at", "batch"})
