@@ -673,11 +673,51 @@ _DRY_RUN = {"rsync": ("--dry-run",), "aws": ("--dryrun", "--dry-run"),
 """Options that make these programs only report what they would do."""
 
 
+_COMMAND_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "tar": (("-I",), ("--to-command", "--use-compress-program", "--info-script",
+                      "--new-volume-script", "--rsh-command")),
+    "sort": ((), ("--compress-program",)),
+    "zip": (("-TT",), ("--unzip-command",)),
+    "man": (("-P",), ("--pager",)),
+    "rsync": (("-e",), ("--rsh", "--rsync-path")),
+}
+"""Options whose value is a command the program runs on this machine (``tar
+--to-command='rm …'``, ``sort --compress-program=…``, ``zip -TT …``, ``man -P …``): the
+value is judged as a command of its own."""
+_CHECKPOINT_EXEC = re.compile(r"^--checkpoint-action=exec=(.+)$", re.S)
+_SSH_COMMAND_OPTIONS = re.compile(r"^(?:-o)?\s*(ProxyCommand|LocalCommand|KnownHostsCommand)"
+                                  r"\s*=\s*(.+)$", re.I | re.S)
+
+
+def _option_commands(a, seg) -> None:
+    """Commands hidden in options (:data:`_COMMAND_OPTIONS`, ``tar
+    --checkpoint-action=exec=…``, ``ssh -o ProxyCommand=…``), each judged on its own."""
+    shorts, longs = _COMMAND_OPTIONS.get(seg.program, ((), ()))
+    found = [(o, v) for o in (*shorts, *longs) for v in _option_value(seg.args, (o,) if
+                                                                       o in shorts else (),
+                                                                       (o,) if o in longs
+                                                                       else ())]
+    if seg.program == "tar":
+        found += [("--checkpoint-action=exec", m.group(1)) for x in seg.args
+                  if (m := _CHECKPOINT_EXEC.match(x))]
+    if seg.program in ("ssh", "scp", "sftp"):
+        args = seg.args
+        for k, x in enumerate(args):
+            value = args[k + 1] if x == "-o" and k + 1 < len(args) else x
+            m = _SSH_COMMAND_OPTIONS.match(value)
+            if m:
+                found.append((m.group(1), m.group(2)))
+    for option, command in dict.fromkeys(found):  # `-o X=…` is seen as `-o` and as `X=…`
+        a.inner(f"`{seg.program} {option}` runs", command)
+
+
 def program_rule(a, seg) -> None:
     """Add the findings of one simple command ``seg`` to the analysis ``a``."""
     prog = seg.program
     if _named_only(seg):
         return
+    if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
+        _option_commands(a, seg)
     if prog in ("mount",) and not _operands(seg.args):
         return
     rule = _RULES.get(prog)
