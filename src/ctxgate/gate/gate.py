@@ -218,7 +218,8 @@ class ToolGate:
         qs += [Question(id=c.id, text=c.question) for c in self.checks]
         return tuple(qs)
 
-    def full_views_for(self, tool: str, arguments: Any = None) -> tuple[str, ...]:
+    def full_views_for(self, tool: str, arguments: Any = None, *,
+                       server: str = "") -> tuple[str, ...]:
         """The full-view pointers of ``tool``: the configured ones when ``full_views`` names
         the tool (an empty list included: the user's choice), else the argument that the
         call runs as a shell command, SQL or code
@@ -231,7 +232,7 @@ class ToolGate:
         from ctxgate.gate.effects.executed import executed_pointer
 
         try:
-            pointer = executed_pointer(tool, arguments)
+            pointer = executed_pointer(tool, arguments, server=server)
         except Exception:  # noqa: BLE001 - a rule bug: the arguments are fitted as before
             pointer = None
         return (pointer,) if pointer is not None else ()
@@ -336,7 +337,8 @@ class ToolGate:
         if cached is not None:
             return replace(cached, cached=True, **common)
         view = fit_arguments(call.arguments, user_request=request, tool=tool,
-                             full_views=self.full_views_for(tool, call.arguments),
+                             full_views=self.full_views_for(tool, call.arguments,
+                                                            server=call.server),
                              budget_chars=p.arg_budget_chars, limits=self.limits)
         if isinstance(view, FullViewUnfit):
             return self._deny(tool, "full_view_unfit",

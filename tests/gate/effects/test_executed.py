@@ -163,3 +163,23 @@ def test_an_action_argument_of_a_reading_tool_is_a_filter_unless_named_as_an_ord
     v = gate.decide_sync(ToolCall(tool=tool, arguments=arguments, cwd=str(tmp_path)),
                          user_request="show me what changed in the audit log this year")
     assert v.outcome == outcome, v.reason
+
+
+@pytest.mark.parametrize("call", [
+    ToolCall(tool="mcp__kubernetes__run", arguments={"args": "get pods"}),
+    ToolCall(tool="run", server="kubernetes", arguments={"args": "get pods"}),  # the proxy
+])
+def test_a_tool_known_by_its_mcp_servers_program_is_judged_through_the_gate(
+        gate, tmp_path: Path, call: ToolCall) -> None:
+    """The server name reaches the program rule both ways a call can name it (the effect
+    resolver used to hand it the bare name, so `run` fell to the name rules and was denied)."""
+    from dataclasses import replace
+
+    gate.new_run()
+    v = gate.decide_sync(replace(call, cwd=str(tmp_path)), user_request="summarise the README")
+    assert v.outcome == "allow", v.reason
+    assert v.effect is not None and v.effect.source.value == "shell_parser"
+    assert "kubectl" in v.effect.evidence
+    bad = replace(call, arguments={"args": "delete namespace prod"}, cwd=str(tmp_path))
+    assert gate.decide_sync(bad, user_request="summarise the README").outcome == "deny"
+    assert gate.full_views_for(call.tool, call.arguments, server=call.server) == ("/args",)

@@ -28,7 +28,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from ctxgate.gate.effects.annotations import split_mcp_name
 from ctxgate.gate.effects.model import Effect
+from ctxgate.gate.effects.names import READ_VERBS, operation_verb
+from ctxgate.gate.effects.names import _words as name_words
 
 __all__ = ["ExecutedArgument", "executed_argument", "executed_effect", "executed_pointer"]
 
@@ -78,41 +81,37 @@ _CODE_KEYS = frozenset({"code", "source", "source_code", "script", "cell", "expr
 _HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
 _HTTP_KEYS = frozenset({"method", "http_method", "verb", "request_method"})
 _URL_KEYS = frozenset({"url", "uri", "path", "endpoint", "route", "href", "link"})
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-def _words(name: str) -> set[str]:
-    return {w.lower() for part in re.split(r"[^A-Za-z0-9]+", name) for w in _WORD.findall(part)}
-
-
-def executed_argument(tool: str, arguments: Any) -> ExecutedArgument | None:
+def executed_argument(tool: str, arguments: Any, *, server: str = "") -> ExecutedArgument | None:
     """The shell command, SQL, code or HTTP request an unknown tool's call runs, or ``None``
-    (module docstring)."""
-    located = _locate(tool, arguments)
+    (module docstring). ``tool`` may be ``mcp__server__name``; ``server``: the MCP server the
+    call goes to when the caller knows it (the proxy), ``tool`` then being the bare name."""
+    located = _locate(tool, arguments, server)
     return located[0] if located else None
 
 
-def executed_pointer(tool: str, arguments: Any) -> str | None:
+def executed_pointer(tool: str, arguments: Any, *, server: str = "") -> str | None:
     """The JSON pointer of the argument :func:`executed_argument` finds (``/command``,
     ``/params/command``), for the gate's full views: code that runs is judged whole or the
     call is denied, never a shortened view of it."""
-    located = _locate(tool, arguments)
+    located = _locate(tool, arguments, server)
     return located[1] if located else None
 
 
-def _locate(tool: str, arguments: Any) -> tuple[ExecutedArgument, str] | None:
+def _locate(tool: str, arguments: Any, server: str) -> tuple[ExecutedArgument, str] | None:
     """The executed argument and its JSON pointer: at the top level, else one level down
     (``{"params": {"command": …}}``, ``{"input": {"sql": …}}``)."""
     from ctxgate.gate.pointers import escape_segment
 
     if not isinstance(arguments, Mapping):
         return None
-    found = _top_level(tool, arguments)
+    if not server:
+        server, tool = split_mcp_name(tool) or ("", tool)
+    found = _top_level(tool, server, arguments)
     if found is not None:
         return found, "/" + escape_segment(found[1])
     for outer, value in arguments.items():
         if isinstance(value, Mapping):
-            found = _top_level(tool, value)
+            found = _top_level(tool, server, value)
             if found is not None:
                 return found, "/" + escape_segment(str(outer)) + "/" + escape_segment(found[1])
     return None
@@ -129,12 +128,14 @@ def _argv(value: Any) -> str | None:
     return None
 
 
-def _top_level(tool: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None:
+def _top_level(tool: str, server: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None:
+    """What ``arguments`` run, for the bare tool name ``tool`` of MCP server ``server`` (its
+    words count as the tool's: ``mcp__shell__send``'s ``input`` is typed into a shell)."""
     from ctxgate.gate.effects.sql import looks_like_sql
 
-    words = _words(tool)
+    words = set(name_words(tool)) | set(name_words(server))
     strings = [(str(k), v) for k, v in arguments.items() if isinstance(v, str) and v.strip()]
-    found = _http(arguments) or _program(tool, arguments)
+    found = _http(arguments) or _program(tool, server, arguments)
     if found is not None:
         return found
     for key, value in strings:
@@ -160,8 +161,6 @@ def _top_level(tool: str, arguments: Mapping[str, Any]) -> ExecutedArgument | No
 
 
 def _runs_code(tool: str, words: set[str]) -> bool:
-    from ctxgate.gate.effects.names import READ_VERBS, operation_verb
-
     found = operation_verb(tool)
     if found is not None and found[0] in READ_VERBS:
         return False  # search_python_docs, get_notebook: reads about code
@@ -181,14 +180,13 @@ def _http(arguments: Mapping[str, Any]) -> ExecutedArgument | None:
     return None
 
 
-def _program(tool: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None:
-    """``PROGRAM ARGS`` of a tool named after a command-line program."""
-    server, _, name = tool.rpartition("__") if tool.startswith("mcp__") else ("", "", tool)
-    first = next(iter(re.split(r"[^a-z0-9]+", name.lower())), "")
+def _program(tool: str, server: str, arguments: Mapping[str, Any]) -> ExecutedArgument | None:
+    """``PROGRAM ARGS`` of a tool named after a command-line program (or whose MCP server is)."""
+    first = next(iter(re.split(r"[^a-z0-9]+", tool.lower())), "")
     program = PROGRAM_TOOLS.get(first)
     by_server = program is None
     if by_server:
-        program = PROGRAM_TOOLS.get(server.removeprefix("mcp__").lower())
+        program = PROGRAM_TOOLS.get(server.lower())
     if program is None:
         return None
     for key, value in arguments.items():

@@ -88,7 +88,7 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
         found = harness_effect(tool, arguments, cwd=cwd)
         if found is not None or tool.lower() in SHELL_TOOL_NAMES or tool.lower() == "apply_patch":
             return found
-    executed = executed_argument(name, arguments)
+    executed = executed_argument(name, arguments, server=server)
     if executed is not None:  # the command or SQL it runs decides, or (None) the model
         return executed_effect(executed, cwd=cwd)
     description = (info or {}).get("description")
