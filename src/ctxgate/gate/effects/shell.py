@@ -264,12 +264,10 @@ def _code(a: Analysis, construct: str, code: str) -> None:
 
 
 def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
+    from ctxgate.gate.effects.programs import PERL_INPLACE, program_rule
+
     raw = seg.raw
-    from ctxgate.gate.effects.programs import PERL_INPLACE
-
     if seg.program in ("perl", "ruby") and any(PERL_INPLACE.fullmatch(x) for x in seg.args):
-        from ctxgate.gate.effects.programs import program_rule
-
         program_rule(a, seg)  # perl -pi -e …: an in-place edit of the named files
         return
     fetched = any(d in raw for d in _DOWNLOADERS if d in ("curl", "wget")) and \
@@ -297,9 +295,14 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
         a.unknown.append(seg.program)  # runs a script file the gate does not read
         return
     fed = False
-    run = a.inner if seg.program in _SHELLS or seg.program in (".", "source", "at", "batch") \
-        else \
-        (lambda construct, body: _code(a, construct, body))
+    def run(construct: str, body: str) -> None:
+        """A body fed to a shell (or ``at``, ``source``) is commands; to another interpreter,
+        code."""
+        if seg.program in _SHELLS | _SCHEDULERS or seg.program in (".", "source"):
+            a.inner(construct, body)
+        else:
+            _code(a, construct, body)
+
     for r in seg.redirections:
         if r.operator == "<<<":
             run(f"here-string fed to `{seg.program}`", r.target)
