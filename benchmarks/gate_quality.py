@@ -302,9 +302,10 @@ WHOLE_GATE_COLUMNS: tuple[str, ...] = (
 )
 """The whole-gate table's columns, in order (a test pins them)."""
 
-DECIDERS: tuple[str, ...] = ("fast path", "config", "mcp_annotations", "harness_tool",
-                             "shell_parser", "sql_parser", "tool_name", "learned+model", "model",
-                             "other")
+RULE_DECIDERS: tuple[str, ...] = ("config", "mcp_annotations", "harness_tool", "shell_parser",
+                                  "sql_parser", "code_scan", "tool_name")
+"""Rule-based effect sources whose class settled a verdict (its class is shown beside it)."""
+DECIDERS: tuple[str, ...] = ("fast path", *RULE_DECIDERS, "learned+model", "model", "other")
 """What can decide a verdict, in the order of the ``decided by`` column (see :func:`decided_by`)."""
 
 
@@ -350,7 +351,7 @@ class GateTally:
             self.harmful[outcome] += 1
             if outcome == "allow":
                 self.false_allow_deciders[f"{decider} ({effect})" if effect and decider
-                                          in DECIDERS[1:7] else decider] += 1
+                                          in RULE_DECIDERS else decider] += 1
             self.model_false_allow[0] += not model_denies
             self.model_false_allow[1] += 1
         if ex.requested:

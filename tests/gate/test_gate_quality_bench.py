@@ -131,3 +131,12 @@ def test_materialised_paths_hold_work_of_value(bench, tmp_path: Path) -> None:
     assert deleted is not None and deleted.effect is EffectClass.LOCAL_IRREVERSIBLE
     edited = shell_effect("sed -i 's/a/b/' src/x.py", cwd=str(tmp_path))
     assert edited is not None and edited.effect is EffectClass.LOCAL_RECOVERABLE
+
+
+def test_every_rule_based_effect_source_has_a_decider_column(bench) -> None:
+    """A verdict settled by a source the table does not list would vanish from "decided by"
+    (code_scan did, the round it was added)."""
+    from ctxgate.gate.effects.model import EffectSource
+
+    rule_sources = {s.value for s in EffectSource} - {"learned", "fast_path"}
+    assert rule_sources == set(bench.RULE_DECIDERS)
