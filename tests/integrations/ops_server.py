@@ -15,10 +15,7 @@ import subprocess
 import sys
 from typing import Any
 
-import anyio
 import mcp_types as types
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
 
 TOOLS = [
     types.Tool(name="run_command", description="Run a shell command in the work directory.",
@@ -31,10 +28,6 @@ TOOLS = [
                input_schema={"type": "object", "properties": {"code": {"type": "string"}},
                              "required": ["code"]}),
 ]
-
-
-async def on_list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=TOOLS)
 
 
 async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -55,11 +48,7 @@ async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.C
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
 
-async def main() -> None:
-    server = Server("ops", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
-
-
 if __name__ == "__main__":
-    anyio.run(main)
+    from tests.integrations.stdio_server import serve
+
+    serve("ops", TOOLS, on_call_tool)
