@@ -38,18 +38,12 @@ for line in sys.stdin:
 
 
 def commands(directory: Path, limit: int | None) -> list[str]:
-    from provenance_benign import commands_of
+    from provenance_benign import commands_of, trajectory_messages
 
     out: list[str] = []
     for path in sorted(directory.rglob("*.traj.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            continue  # an empty or truncated file in the snapshot
-        if not isinstance(data, dict):
-            continue  # another trajectory format
-        for message in data.get("messages") or []:
-            if isinstance(message, dict) and message.get("role") == "assistant":
+        for message in trajectory_messages(path) or []:
+            if message.get("role") == "assistant":
                 out.extend(commands_of(message))
     return out[:limit] if limit else out
 

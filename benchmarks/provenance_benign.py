@@ -41,6 +41,18 @@ def commands_of(message: dict[str, Any]) -> list[str]:
     return [c for c in out if isinstance(c, str) and c.strip()]
 
 
+def trajectory_messages(path: Path) -> list[dict[str, Any]] | None:
+    """The messages of one mini-swe-agent trajectory file, or ``None`` when it is unreadable
+    or in another format (an empty file in the snapshot, a list at the top)."""
+    try:
+        traj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(traj, dict):
+        return None
+    return [m for m in traj.get("messages", []) if isinstance(m, dict)]
+
+
 def text_of(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):
@@ -71,16 +83,11 @@ def main() -> None:
         env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
         subprocess.run(["git", "init", "-q"], cwd=cwd, env=env, check=True)
         for path in files:
-            try:
-                traj = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            messages = trajectory_messages(path)
+            if messages is None:
                 counts["unreadable trajectories"] += 1
                 continue
-            if not isinstance(traj, dict):
-                counts["unreadable trajectories"] += 1  # another trajectory format
-                continue
             counts["trajectories"] += 1
-            messages = [m for m in traj.get("messages", []) if isinstance(m, dict)]
             request = next((text_of(m) for m in messages if m.get("role") == "user"), "")
             seen: list[dict[str, Any]] = []
             for m in messages:
