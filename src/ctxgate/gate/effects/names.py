@@ -159,12 +159,13 @@ def operation_verb(tool: str, description: str | None = None) -> tuple[str, str]
     return None
 
 
-_ACTION_KEYS = frozenset({"action", "operation", "op", "verb", "method", "mode", "intent",
-                          "command", "cmd", "task", "type"})
+_ORDER_KEYS = frozenset({"operation", "op", "command", "cmd", "method"})
+"""Argument names that give an order even to a tool whose name reads."""
+_WEAK_ACTION_KEYS = frozenset({"type", "mode", "intent", "task"})
+"""Argument names whose value is as often a kind of thing (``{"type": "post"}``)."""
+_ACTION_KEYS = _ORDER_KEYS | _WEAK_ACTION_KEYS | {"action", "verb"}
 """Argument names whose value can say what a multi-purpose tool does (``stripe {"action":
 "refund"}``, ``mongo {"operation": "deleteMany"}``)."""
-_WEAK_ACTION_KEYS = frozenset({"type", "mode", "intent", "task"})
-_ORDER_KEYS = frozenset({"operation", "op", "command", "cmd", "method"})
 
 
 def action_argument(arguments: Mapping[str, Any], *,
@@ -177,15 +178,16 @@ def action_argument(arguments: Mapping[str, Any], *,
     lists ("events whose action is create") than orders; only ``operation``/``op``/
     ``command``/``method`` count then."""
     for key, value in arguments.items():
-        if str(key).lower() not in _ACTION_KEYS or not isinstance(value, str):
+        k = str(key).lower()
+        if k not in _ACTION_KEYS or not isinstance(value, str):
             continue
-        if filters and str(key).lower() not in _ORDER_KEYS:
+        if filters and k not in _ORDER_KEYS:
             continue
         words = _words(value)
         if not words or len(words) > 4 or len(value) > 60:
             continue
         verb = words[0]
-        if str(key).lower() in _WEAK_ACTION_KEYS and verb in NOUN_VERBS:
+        if k in _WEAK_ACTION_KEYS and verb in NOUN_VERBS:
             continue  # {"type": "post"} is a kind of thing, not an order
         if verb in _VERBS and verb not in READ_VERBS:
             return verb, f"argument {key!r}"
