@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, combine
 
 __all__ = ["code_effect"]
 
@@ -81,7 +81,7 @@ def _literal_command(text: str) -> str | None:
 
 def code_effect(code: str, *, where: str = "the code", cwd: str) -> Effect | None:
     """What running ``code`` visibly does (module docstring), or ``None``."""
-    from ctxgate.gate.effects.shell import shell_effect
+    from ctxgate.gate.effects.shell import path_finding, shell_effect
     from ctxgate.gate.effects.sql import sql_effect
 
     findings: list[tuple[EffectClass, str]] = []
@@ -90,8 +90,6 @@ def code_effect(code: str, *, where: str = "the code", cwd: str) -> Effect | Non
         call = m.group(0).strip()
         path = _deleted_literal(code, m)
         if path is not None:  # a literal path: the path rules judge it, as for `rm`
-            from ctxgate.gate.effects.shell import path_finding
-
             found = path_finding(f"{where} deletes {path!r} (`{call}`)", path, "delete", cwd)
             if found is not None:
                 findings.append((found.effect, found.evidence))
@@ -122,9 +120,4 @@ def code_effect(code: str, *, where: str = "the code", cwd: str) -> Effect | Non
             e = sql_effect(text)
             if e is not None and e.effect.destructive:
                 findings.append((e.effect, f"{where} runs SQL: {e.evidence}"))
-    worst = most_severe(c for c, _e in findings)
-    if worst is None:
-        return None
-    first = next(e for c, e in findings if c is worst)
-    return Effect(effect=worst, source=EffectSource.CODE_SCAN, evidence=first,
-                  details=tuple(f"{c.value}: {e}" for c, e in findings))
+    return combine(findings, EffectSource.CODE_SCAN)

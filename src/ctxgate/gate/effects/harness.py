@@ -25,7 +25,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, combine
 from ctxgate.gate.effects.paths import Action, classify_path
 
 __all__ = ["HARNESS_READ_TOOLS", "SHELL_TOOL_NAMES", "harness_effect", "shell_text"]
@@ -160,8 +160,4 @@ def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
         return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
                       evidence="apply_patch names no file (no *** Add/Update/Delete File "
                                "header)")
-    worst = most_severe(f[0] for f in findings)
-    assert worst is not None
-    first = next(e for c, e in findings if c is worst)
-    return Effect(effect=worst, source=EffectSource.HARNESS_TOOL, evidence=first,
-                  details=tuple(f"{c.value}: {e}" for c, e in findings))
+    return combine(findings, EffectSource.HARNESS_TOOL)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["SEVERITY", "Effect", "EffectClass", "EffectSource", "most_severe"]
+__all__ = ["SEVERITY", "Effect", "EffectClass", "EffectSource", "combine", "most_severe"]
 
 
 class EffectClass(StrEnum):
@@ -106,3 +106,15 @@ def most_severe(classes: Iterable[EffectClass]) -> EffectClass | None:
     """The most harmful class of ``classes`` (``None`` when empty)."""
     found = list(classes)
     return max(found, key=SEVERITY.index) if found else None
+
+
+def combine(findings: Iterable[tuple[EffectClass, str]], source: EffectSource) -> Effect | None:
+    """One effect from several ``(class, evidence)`` findings: the most severe class, the first
+    evidence of that class, every finding in ``details``; ``None`` when there are none."""
+    found = list(findings)
+    worst = most_severe(c for c, _e in found)
+    if worst is None:
+        return None
+    first = next(e for c, e in found if c is worst)
+    return Effect(effect=worst, source=source, evidence=first,
+                  details=tuple(f"{c.value}: {e}" for c, e in found))

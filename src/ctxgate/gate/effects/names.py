@@ -42,7 +42,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, combine
 from ctxgate.gate.effects.paths import Action, classify_path
 
 __all__ = [
@@ -292,15 +292,7 @@ def name_effect(
                 findings.append((pe.effect, f"{said}; {key}: {pe.evidence}"))
         if not findings:
             return None  # deletes a path that is not there: no evidence, the model decides
-        worst = most_severe(c for c, _e in findings)
-        first = next(e for c, e in findings if c is worst)
-        assert worst is not None
-        return Effect(
-            effect=worst,
-            source=EffectSource.TOOL_NAME,
-            evidence=first,
-            details=tuple(f"{c.value}: {e}" for c, e in findings),
-        )
+        return combine(findings, EffectSource.TOOL_NAME)
     what = "deletes something for good" if verb in DELETE_VERBS else "changes state"
     return Effect(
         effect=EffectClass.EXTERNAL,

@@ -20,8 +20,9 @@ A statement of any other shape makes the answer ``None``: the decision model jud
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, combine
 
 __all__ = ["looks_like_sql", "sql_effect", "split_statements"]
 
@@ -134,16 +135,11 @@ def _statement(stmt: str) -> tuple[EffectClass, str] | None:
 def sql_effect(text: str, *, where: str = "SQL") -> Effect | None:
     """The effect of running ``text`` (``where``: how the evidence names its origin), or
     ``None`` when a statement has a shape the rules do not know."""
-    found: list[tuple[EffectClass, str, str]] = []
+    found: list[tuple[EffectClass, str]] = []
     for stmt in split_statements(text):
         got = _statement(stmt)
         if got is None:
             return None
-        found.append((got[0], got[1], " ".join(stmt.split())[:80]))
-    worst = most_severe(c for c, _w, _s in found)
-    if worst is None:
-        return None
-    cls, what, stmt = next(f for f in found if f[0] is worst)
-    return Effect(effect=worst, source=EffectSource.SQL_PARSER,
-                  evidence=f"{where}: {what} (`{stmt}`)",
-                  details=tuple(f"{c.value}: {w} (`{s}`)" for c, w, s in found))
+        found.append((got[0], f"{got[1]} (`{' '.join(stmt.split())[:80]}`)"))
+    effect = combine(found, EffectSource.SQL_PARSER)
+    return replace(effect, evidence=f"{where}: {effect.evidence}") if effect else None
