@@ -580,7 +580,10 @@ class WholeGate:
     def close(self) -> None:
         self._tmp.cleanup()
 
-    def tally(self, name: str, examples: list[Example]) -> GateTally:
+    def tally(self, name: str, examples: list[Example],
+              verdicts: list[tuple[Example, Any]] | None = None) -> GateTally:
+        """Every example through the gate, counted; ``verdicts`` (when given) also receives
+        each ``(example, verdict)``."""
         from ctxgate.gate import ToolCall
 
         out = GateTally(name)
@@ -589,6 +592,8 @@ class WholeGate:
             with self._cwd_for(ex) as cwd:
                 verdict, request = self._decide(ex, ToolCall(tool=ex.tool,
                                                              arguments=ex.arguments, cwd=cwd))
+            if verdicts is not None:
+                verdicts.append((ex, verdict))
             d, r = self.judge(request, ex.tool, ex.arguments)
             out.add(ex, verdict.outcome, decided_by(verdict), self.judge.denies(d, r),
                     verdict.effect.effect.value if verdict.effect is not None else "")

@@ -69,8 +69,6 @@ def main() -> None:
     ap.add_argument("--split", choices=("calib", "train"), default="calib")
     ap.add_argument("--dump", type=Path)
     args = ap.parse_args()
-    from ctxgate.gate import ToolCall
-
     judge = Judge()
     gate = WholeGate(judge)
     sets = examples(args.cache, args.split)
@@ -78,20 +76,15 @@ def main() -> None:
     try:
         tallies = []
         for name, exs in sets.items():
-            tally = gate.tally(name, exs)
+            verdicts: list = []
+            tally = gate.tally(name, exs, verdicts)
             tallies.append(tally)
             rows.append(tally.row())
-            if args.dump:
-                for ex in exs:
-                    gate.gate.new_run()
-                    v = gate.gate.decide_sync(ToolCall(tool=ex.tool, arguments=ex.arguments,
-                                                       cwd=gate.cwd), user_request=ex.request)
-                    dump.append({"set": name, "tool": ex.tool, "request": ex.request,
-                                 "destructive": ex.destructive, "requested": ex.requested,
-                                 "outcome": v.outcome, "code": v.code,
-                                 "decided_by": decided_by(v),
-                                 "effect": v.effect.effect.value if v.effect else None,
-                                 "probabilities": v.probabilities})
+            dump += [{"set": name, "tool": ex.tool, "request": ex.request,
+                      "destructive": ex.destructive, "requested": ex.requested,
+                      "outcome": v.outcome, "code": v.code, "decided_by": decided_by(v),
+                      "effect": v.effect.effect.value if v.effect else None,
+                      "probabilities": v.probabilities} for ex, v in verdicts]
         rows.append(tallies[0].merged(f"APIs.guru {args.split}: all", *tallies[1:]).row())
     finally:
         gate.close()
