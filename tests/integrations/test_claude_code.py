@@ -74,12 +74,13 @@ def project(tmp_path: Path) -> Path:
 def run_claude(project: Path, prompt: str, command: str | list[str | Turn], *,
                hooks: bool = True,
                pre_flags: str = "", settings_extra: dict | None = None,
-               allowed_tools: str = "Bash") -> Session:
+               allowed_tools: str = "Bash", extra_args: tuple[str, ...] = ()) -> Session:
     """One `claude -p` session whose model runs ``command`` with Bash (one call per command of
     a list, one turn each; a :class:`Turn` in the list is another tool's call), then stops.
 
     ``hooks=False`` runs the same session without ctxgate (the control); ``pre_flags`` are
-    appended to the installed ``hook pre`` command. :attr:`Session.tool_result` is the last
+    appended to the installed ``hook pre`` command; ``extra_args`` go to ``claude`` (an
+    ``--mcp-config``). :attr:`Session.tool_result` is the last
     call's result, :attr:`Session.tool_results` every call's, in order.
     """
     commands = [command] if isinstance(command, str) else list(command)
@@ -106,7 +107,8 @@ def run_claude(project: Path, prompt: str, command: str | list[str | Turn], *,
         env["ANTHROPIC_BASE_URL"] = server.url
         proc = subprocess.run(
             [str(CLAUDE), "-p", prompt, "--output-format", "json", "--settings",
-             str(settings_path), "--allowedTools", allowed_tools, "--debug-file", str(debug_log)],
+             str(settings_path), "--allowedTools", allowed_tools, "--debug-file", str(debug_log),
+             *extra_args],
             cwd=project, env=env, capture_output=True, text=True,
             timeout=60 + 30 * len(commands))
         main = server.main_requests()
