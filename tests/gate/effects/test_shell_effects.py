@@ -284,3 +284,45 @@ def test_common_setup_commands_are_not_taken_for_hidden_code(tmp_path, command) 
 
     e = shell_effect(command, cwd=str(tmp_path))
     assert e is None or not e.effect.destructive, e
+
+
+@pytest.mark.parametrize(("command", "verb"), [
+    ("restic forget bdbd3439", "forget"),
+    ("rclone purge remote:bucket", "purge"),
+    ("rabbitmqctl clear_permissions -p /prod deployer", "clear"),
+    ("vault kv delete secret/app", "delete"),
+    ("rails db:drop", "drop"),
+    ("etcdctl del /config/app", "del"),
+    ("alembic downgrade -1", "downgrade"),
+    ("nvm uninstall 18", "uninstall"),
+])
+def test_a_removing_subcommand_of_any_cli_is_irreversible(outside: Path, command: str,
+                                                          verb: str) -> None:
+    effect = shell_effect(command, cwd=str(outside))
+    assert effect is not None and effect.effect is EffectClass.LOCAL_IRREVERSIBLE
+    assert f"the subcommand's verb is `{verb}`" in effect.evidence
+
+
+@pytest.mark.parametrize("command", [
+    "restic snapshots", "mytool list-deleted", "consul kv get app", "make test",
+    # test runners take test names where other CLIs take subcommands
+    "pytest -k delete", "jest reset", "tox -e clear", "ctest -R purge",
+    # a removing word that is an option's value, a path or a file name is not a subcommand
+    "mytool --mode delete", "mytool ./delete", "jest remove.test.js",
+])
+def test_words_that_are_not_removing_subcommands_stay_unknown(outside: Path,
+                                                               command: str) -> None:
+    assert shell_effect(command, cwd=str(outside)) is None
+
+
+@pytest.mark.parametrize(("command", "changes"), [
+    ("aws sns unsubscribe --subscription-arn arn:aws:sns:us-east-1:1:alerts:x", True),
+    ("aws iam add-user-to-group --group-name admins --user-name eve", True),
+    ("az role assignment delete --ids x", True),
+    ("gcloud compute addresses list", False),   # `add…` as the start of a noun
+    ("aws iam list-settings", False),
+])
+def test_cloud_cli_verbs(outside: Path, command: str, changes: bool) -> None:
+    effect = shell_effect(command, cwd=str(outside))
+    assert effect is not None
+    assert (effect.effect is EffectClass.EXTERNAL) is changes

@@ -513,14 +513,24 @@ _PUBLISH = {k: EXTERNAL for k in ("publish", "upload", "push", "deploy", "unpubl
                                    "release", "yank", "owner", "dist-tag", "deprecate")}
 
 
+_CLOUD_CHANGE = re.compile(
+    r"^(?:delete|remove|terminate|destroy|purge|put|create|update|deploy|modify|attach|detach|"
+    r"start|stop|reboot|invoke|publish|send|unsubscribe|revoke|deregister|unregister|"
+    r"disassociate|rollback|restore|replace|cancel|disable|"
+    r"(?:add|set|tag|untag|enable|import|copy|move|rename|associate|register|apply|subscribe|"
+    r"upload|write|execute|restart|resize|scale|assign|unassign|accept|reject|approve|reset|"
+    r"change|edit|patch|wipe|clear)(?=[-_]|$))")
+"""Cloud CLI words that change resources: a prefix (``delete-stack``) or, for short verbs that
+begin nouns too (``addresses``, ``settings``), the whole word or its first part (``add-tags``)."""
+
+
 def _cloud(a, seg) -> None:
     words = [x.lower() for x in seg.args if not x.startswith("-")]
     for w in words:
         if re.match(r"^(rm|rb|mv|sync|cp)$", w) and words and words[0] == "s3":
             a.add(EXTERNAL, f"`{seg.program} s3 {w}` changes cloud storage")
             return
-        if re.match(r"^(delete|remove|terminate|destroy|purge|put|create|update|deploy|"
-                    r"modify|attach|detach|start|stop|reboot|invoke|publish|send)", w):
+        if _CLOUD_CHANGE.match(w):
             a.add(EXTERNAL, f"`{seg.program} … {w}` changes cloud resources")
             return
     if any(re.match(r"^(describe|list|get|ls|show)", w) for w in words):
@@ -740,4 +750,57 @@ def program_rule(a, seg) -> None:
         elif prog == "xxd" and seg.has_option("-r") and len(_operands(seg.args, "cgls")) >= 2:
             a.path("`xxd -r`", _operands(seg.args, "cgls")[1], "overwrite")
         return
+    if _removing_subcommand(a, seg):
+        return
     a.unknown.append(prog)
+
+
+_REMOVING_VERBS = frozenset({
+    "delete", "del", "remove", "rm", "rmi", "rmdir", "purge", "destroy", "drop", "wipe",
+    "erase", "forget", "prune", "truncate", "reset", "clear", "unsubscribe", "revoke",
+    "deregister", "unregister", "terminate", "uninstall", "evict", "expunge", "nuke", "flush",
+    "shred", "obliterate", "rollback", "downgrade", "unpublish", "deprovision", "decommission",
+})
+"""Verbs that, as a CLI's subcommand, lose state: ``restic forget``, ``rclone purge``,
+``rabbitmqctl clear_permissions``, ``vault kv delete``, ``rails db:drop``."""
+_READING_VERBS = frozenset({"get", "list", "ls", "show", "describe", "view", "status", "info",
+                            "inspect", "print", "cat", "find", "search", "check", "verify",
+                            "diff", "dry", "plan", "help", "explain", "preview", "stat"})
+_SUBCOMMAND = re.compile(r"^[a-z][a-z0-9]*(?:[-_:][a-z0-9]+)*$")
+_SELECTING_RUNNERS = frozenset({"pytest", "py.test", "jest", "mocha", "vitest", "ava", "tap",
+                                "ctest", "tox", "nox", "phpunit", "rspec", "behave",
+                                "nosetests", "bats", "cucumber", "karma", "playwright"})
+"""Test runners whose first words select tests (``jest reset``): not subcommands."""
+
+
+def _removing_subcommand(a, seg) -> bool:
+    """A program without a rule of its own whose subcommand is a removing verb.
+
+    Subcommands come first: the words before the first option, at most two (``vault kv
+    delete``), each a plain word (no path, file name or value). Each is split on ``- _ :``;
+    a removing verb among the parts (:data:`_REMOVING_VERBS`) is an irreversible finding,
+    unless the word starts with a reading verb (``list-deleted``, ``show_removed``). Any
+    CLI, not only the ones with rules here: the verb is the evidence a tool's authors wrote
+    into its interface. Test runners (:data:`_SELECTING_RUNNERS`) take test names there,
+    and a test named ``delete`` deletes nothing."""
+    if seg.program in _SELECTING_RUNNERS:
+        return False
+    words: list[str] = []
+    for x in seg.args:
+        if x.startswith("-") or len(words) == 2:
+            break
+        words.append(x)
+    for word in words:
+        lowered = word.lower()
+        if not _SUBCOMMAND.match(lowered):
+            return False
+        parts = re.split(r"[-_:]", lowered)
+        if parts[0] in _READING_VERBS:
+            return False
+        verb = next((x for x in parts if x in _REMOVING_VERBS), None)
+        if verb is not None:
+            shown = " ".join(words[:words.index(word) + 1])
+            a.add(IRREVERSIBLE, f"`{seg.program} {shown}` removes or resets what it names "
+                                f"(the subcommand's verb is `{verb}`)")
+            return True
+    return False
