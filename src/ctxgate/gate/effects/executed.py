@@ -30,8 +30,7 @@ from typing import Any, Literal
 
 from ctxgate.gate.effects.annotations import split_mcp_name
 from ctxgate.gate.effects.model import Effect
-from ctxgate.gate.effects.names import READ_VERBS, operation_verb
-from ctxgate.gate.effects.names import _words as name_words
+from ctxgate.gate.effects.names import READ_VERBS, name_words, operation_verb
 
 __all__ = ["ExecutedArgument", "executed_argument", "executed_effect", "executed_pointer"]
 

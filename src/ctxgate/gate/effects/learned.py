@@ -43,6 +43,7 @@ from typing import Any
 
 from ctxgate.errors import GateError
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource
+from ctxgate.gate.effects.names import name_words
 
 __all__ = [
     "EFFECT_FEATURES",
@@ -102,7 +103,6 @@ _DESC_WRITE = re.compile(r"\b(creat\w*|add\w*|updat\w*|delet\w*|remov\w*|send\w*
                          r"transfer\w*|pay\w*|book\w*|cancel\w*|publish\w*|submit\w*|"
                          r"trigger\w*|start\w*|stop\w*|edit\w*|overwrit\w*|mov\w*|renam\w*)\b",
                          re.I)
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 EFFECT_FEATURES = (
     "name_read_verb", "name_write_verb", "name_delete_verb", "name_send_verb",
@@ -113,14 +113,6 @@ EFFECT_FEATURES = (
 
 class LearnedUnavailable(GateError):
     """The learned classifier's packages are missing (the message gives the install line)."""
-
-
-def name_words(name: str) -> list[str]:
-    """Lower-case words of a tool or argument name (camelCase, snake_case, kebab, paths)."""
-    words: list[str] = []
-    for part in re.split(r"[^A-Za-z0-9]+", name):
-        words.extend(w.lower() for w in _CAMEL.findall(part))
-    return words
 
 
 def _arg_names(arguments: Mapping[str, Any], input_schema: Mapping[str, Any] | None) -> list[str]:

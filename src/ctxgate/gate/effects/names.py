@@ -52,6 +52,7 @@ __all__ = [
     "READ_VERBS",
     "action_argument",
     "name_effect",
+    "name_words",
     "operation_verb",
 ]
 
@@ -123,7 +124,8 @@ _RECIPIENT_ARGS = frozenset(
 _BODY_ARGS = frozenset("body message text content subject html".split())
 
 
-def _words(text: str) -> list[str]:
+def name_words(text: str) -> list[str]:
+    """Lower-case words of a tool or argument name (camelCase, snake_case, kebab, paths)."""
     out: list[str] = []
     for part in re.split(r"[^A-Za-z0-9]+", text):
         out.extend(w.lower() for w in _CAMEL.findall(part))
@@ -143,11 +145,11 @@ def _operation_part(tool: str) -> str:
 def operation_verb(tool: str, description: str | None = None) -> tuple[str, str] | None:
     """``(verb, where)`` — the first verb-like word of the tool name's operation part, or of
     the description when the name has none (``where`` is ``"name"`` or ``"description"``)."""
-    for k, word in enumerate(_words(_operation_part(tool))):
+    for k, word in enumerate(name_words(_operation_part(tool))):
         if word in _VERBS and (k == 0 or word not in NOUN_VERBS):
             return word, "name"
     if description:
-        first = _words(description.strip())[:1]
+        first = name_words(description.strip())[:1]
         stem = first[0] if first else ""
         for cand in (
             stem,
@@ -183,7 +185,7 @@ def action_argument(arguments: Mapping[str, Any], *,
             continue
         if filters and k not in _ORDER_KEYS:
             continue
-        words = _words(value)
+        words = name_words(value)
         if not words or len(words) > 4 or len(value) > 60:
             continue
         verb = words[0]
@@ -198,7 +200,7 @@ def _local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(argument name, value)`` of arguments that name a path and hold a local path."""
     out = []
     for key, value in arguments.items():
-        names = set(_words(str(key))) | {str(key).lower()}
+        names = set(name_words(str(key))) | {str(key).lower()}
         values = value if isinstance(value, list) else [value]
         if not names & _PATH_ARGS:
             continue
@@ -225,7 +227,7 @@ def _action(verb: str, key: str) -> Action:
     if verb in ("append",):
         return "append"
     if verb in ("move", "rename", "copy"):
-        return "overwrite" if set(_words(key)) & _DEST_ARGS or key in _DEST_ARGS else "edit"
+        return "overwrite" if set(name_words(key)) & _DEST_ARGS or key in _DEST_ARGS else "edit"
     if verb in ("write", "save", "put", "overwrite", "upload", "import", "replace"):
         return "overwrite"
     return "modify"
@@ -238,7 +240,7 @@ def _argument_rule(
     props = input_schema.get("properties") if isinstance(input_schema, Mapping) else None
     if isinstance(props, Mapping):
         names |= {str(k).lower() for k in props}  # the schema's argument names count too
-    words = set().union(*(set(_words(k)) | {k} for k in names)) if names else set()
+    words = set().union(*(set(name_words(k)) | {k} for k in names)) if names else set()
     if words & _PAY_ARGS and words & _ACCOUNT_ARGS:
         hit = sorted(words & (_PAY_ARGS | _ACCOUNT_ARGS))
         return Effect(
