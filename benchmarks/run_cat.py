@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _gen import write_file  # noqa: E402
 
-_SIZES = {"1M": 1_000_000, "10M": 10_000_000, "100M": 100_000_000, "1G": 1 << 30}
+_SIZES = {"100K": 100_000, "1M": 1_000_000, "10M": 10_000_000, "100M": 100_000_000, "1G": 1 << 30}
 _REPO_SRC = Path(__file__).resolve().parent.parent / "src"
 
 

@@ -44,9 +44,14 @@ def test_below_threshold_is_verbatim_and_still_archived(archive: Archive) -> Non
     assert archive.read(result.entry.id) == b"small output\n"
     # fewer bytes than min_tokens: fewer tokens too, so the tokenizer is never even loaded
     assert not result.tokens.exact and result.tokens.tokenizer == "estimate"
-    mid = "x y " * 1_000  # 4,000 bytes: tokenized (exactly) to decide
+    mid = "hello " * 1_000  # 6,000 bytes, 1,000 words: tokenized (exactly) to decide
     counted = firewall("shell", mid, archive=archive)
     assert counted.tokens.exact and counted.tokens.tokenizer == "o200k_base"
+    assert counted.reason == "below_threshold"
+    # 2,000 words are at least 2,000 tokens: decided by the pre-token bound, not tokenized
+    words = firewall("shell", "x y " * 1_000, archive=archive)
+    assert words.digested and not words.tokens.exact
+    assert "(o200k_base pre-token bound, not tokenized)" in words.tokens_text
 
 
 def test_sqlite3_60_rows_returned_whole(archive: Archive, tmp_path: Path) -> None:

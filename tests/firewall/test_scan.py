@@ -172,7 +172,7 @@ def test_meter_holding_bytes_counts_as_streaming_and_never_past_the_bound() -> N
     rng = random.Random(7)
     words = ["alpha", "beta", "ünï", "✓", "x" * 40, "\n", "  "]
     data = "".join(rng.choice(words) + " " for _ in range(60_000)).encode()
-    limit = 25_000
+    limit = 200_000  # over the pre-token bound (about 60,000), so both really count
     streamed = TokenMeter("o200k_base", limit, defer_bytes=2_000)
     held = TokenMeter("o200k_base", limit, defer_bytes=2_000, hold_bytes=limit * 128)
     for i in range(0, len(data), 65_537):

@@ -1,31 +1,70 @@
-"""Incremental token counting that stops once the answer is known.
+r"""Incremental token counting that stops once the answer is known.
 
 A :class:`TokenMeter` is fed the output chunk by chunk (as it streams into the archive) and
 counts tokens with the named tokenizer only until the count reaches its ``limit``, the
 largest threshold the decision can ask about. Past that it only adds up bytes. Thresholds
 are then answered from, in order: the exact count (whole output counted), the partial count
 (already at or over), byte bounds (``tokens <= bytes`` and ``tokens >= bytes /
-MAX_TOKEN_BYTES``), and finally the labelled estimate.
+MAX_TOKEN_BYTES``), the pre-token bound, and finally the labelled estimate.
+
+**The pre-token bound.** Both shipped encodings (o200k_base, cl100k_base) cut text into
+pre-tokens before BPE, so the number of pre-tokens is a lower bound on the tokens. The meter
+counts a subset of them that their patterns guarantee: no pattern crosses whitespace to join
+two runs of non-whitespace (whitespace only leads or trails a pre-token), and digits only ever
+form pre-tokens of their own of at most three (``\p{N}{1,3}``). So within each run of
+non-whitespace, every group of up to three ASCII digits is one pre-token and every stretch
+between them is at least one more. ASCII whitespace is a subset of Unicode's (splitting on less
+can only merge runs); a piece of text with any non-ASCII byte (which may be a digit of
+another script, joining two ASCII digit groups into one pre-token) counts one per run of
+non-whitespace only. So the count stays a lower bound. On CI logs it
+is 0.3-0.8 of the real count; a held output whose bound reaches ``limit`` is decided without
+loading the tokenizer (about 0.15 s per process) or tokenizing anything (2 MB/s in pure
+Python). The bound is counted piece by piece, cut at whitespace, and stops at ``limit``.
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 
 from ctxgate.tokens import (
     ESTIMATE,
+    KNOWN_TOKENIZERS,
     MAX_TOKEN_BYTES,
     TokenCount,
     estimate_tokens,
     get_encoder,
 )
 
-__all__ = ["DEFAULT_COUNT_MAX_BYTES", "TokenMeter"]
+__all__ = ["DEFAULT_COUNT_MAX_BYTES", "TokenMeter", "pretoken_bound"]
 
 DEFAULT_COUNT_MAX_BYTES = 64 * 1024 * 1024
 """Bytes a meter tokenizes at most before it falls back to byte bounds and the estimate."""
 
 _PIECE_CHARS = 16_384
+_DIGIT_GROUPS = re.compile(rb"[0-9]{1,3}")
+_OTHER_STRETCHES = re.compile(rb"[^0-9\s]+")
+_BOUND_PIECE_BYTES = 65_536
+
+
+def pretoken_bound(data: bytes, stop_at: int) -> int:
+    """A lower bound on the o200k_base / cl100k_base tokens of ``data`` (see the module
+    docstring), counted until it reaches ``stop_at``."""
+    total = 0
+    pos, end = 0, len(data)
+    while pos < end and total < stop_at:
+        cut = end
+        if end - pos > _BOUND_PIECE_BYTES:  # pieces end at whitespace, where runs end
+            ws = max(data.rfind(b" ", pos, pos + _BOUND_PIECE_BYTES),
+                     data.rfind(b"\n", pos, pos + _BOUND_PIECE_BYTES))
+            cut = ws + 1 if ws > pos else end
+        piece = data[pos:cut]
+        if piece.isascii():
+            total += len(_DIGIT_GROUPS.findall(piece)) + len(_OTHER_STRETCHES.findall(piece))
+        else:
+            total += len(piece.split())
+        pos = cut
+    return total
 
 
 class TokenMeter:
@@ -60,6 +99,9 @@ class TokenMeter:
         self.counted_bytes = 0
         self.stopped = False
         """True once counting stopped early (limit reached or byte budget spent)."""
+        self.bound = 0
+        """The pre-token bound of a held output that it decided (a lower bound on its
+        tokens, see the module docstring), else 0."""
         self.closed = False
         self._complete = False
         self._pending = ""
@@ -125,8 +167,13 @@ class TokenMeter:
         if self._deferred is not None and self.hold_bytes \
                 and len(self._deferred) >= self.defer_bytes:
             held, self._deferred = bytes(self._deferred), None  # counted now, as streamed
-            self._load()
-            self.feed(held)
+            bound = (pretoken_bound(held, self.limit)
+                     if self.tokenizer in KNOWN_TOKENIZERS and self.limit else 0)
+            if bound >= self.limit > 0:  # at least that many tokens: no need to tokenize
+                self.bound, self.total_bytes, self.stopped = bound, len(held), True
+            else:
+                self._load()
+                self.feed(held)
         if self._deferred is not None:  # stayed below defer_bytes: never tokenized
             self.total_bytes = len(self._deferred)
             self._deferred = None
@@ -147,6 +194,8 @@ class TokenMeter:
             return True
         if self._counter is not None and self.counted >= threshold:
             return True
+        if self.bound >= threshold:
+            return True
         if self.exact:
             return self.counted >= threshold
         if self.total_bytes < threshold:
@@ -161,16 +210,21 @@ class TokenMeter:
         if self.exact:
             return TokenCount(count=self.counted, tokenizer=self.tokenizer, exact=True)
         est = estimate_tokens(self.total_bytes)
-        if self.counted > est.count:
-            return TokenCount(count=self.counted, tokenizer=ESTIMATE, exact=False)
+        known = max(self.counted, self.bound)
+        if known > est.count:
+            return TokenCount(count=known, tokenizer=ESTIMATE, exact=False)
         return est
 
     def describe(self) -> str:
         """Header text: ``3,012 tokens (o200k_base)`` or ``>=2,000 tokens (o200k_base,
-        counting stopped) · ~262,144 tokens (estimate)``."""
+        counting stopped) · ~262,144 tokens (estimate)``, or for an output its pre-token bound
+        decided ``>=2,000 tokens (o200k_base pre-token bound, not tokenized) · ~…``."""
         if self.exact:
             return self.count().label()
         est = self.count()
+        if self.bound:
+            return (f">={self.bound:,} tokens ({self.tokenizer} pre-token bound, not "
+                    f"tokenized) · ~{est.count:,} tokens (estimate)")
         if self._counter is not None and self.counted:
             return (f">={self.counted:,} tokens ({self.tokenizer}, counting stopped) "
                     f"· ~{est.count:,} tokens (estimate)")
