@@ -145,6 +145,7 @@ def test_annotations_from_the_store_and_trusted_servers(tmp_path: Path, monkeypa
     home = tmp_path / "home"
     AnnotationStore.in_home(home).record("fs", [
         {"name": "read_file", "annotations": {"readOnlyHint": True}},
+        {"name": "file_contents", "annotations": {"readOnlyHint": True}},
         {"name": "write_file", "description": "Write a file",
          "annotations": {"readOnlyHint": False, "openWorldHint": False}}])
     seen = _learned(monkeypatch, None)
@@ -152,9 +153,12 @@ def test_annotations_from_the_store_and_trusted_servers(tmp_path: Path, monkeypa
     gate = ToolGate(model, home=home)
     v = decide(gate, ToolCall(tool="mcp__fs__write_file", arguments={"path": "a"}))
     assert v.outcome == "deny" and v.effect.source is EffectSource.MCP_ANNOTATIONS
+    # an untrusted read-only claim lowers nothing: the later sources and the model judge
+    v = decide(gate, ToolCall(tool="file_contents", arguments={"path": "a"}, server="fs"))
+    assert v.allowed and v.code == "allowed"
+    assert seen[-1][0] == "file_contents"  # a name without a verb: the learned classifier
     v = decide(gate, ToolCall(tool="read_file", arguments={"path": "a"}, server="fs"))
-    assert v.allowed and v.code == "allowed"  # untrusted read-only claim: the model judged
-    assert seen[-1][0] == "read_file"
+    assert v.allowed and v.code == "allowed" and v.effect.source is EffectSource.TOOL_NAME
     trusted = ToolGate(scripted(0.99, 0.0), GatePolicy(trusted_mcp_servers=("fs",)), home=home)
     v = decide(trusted, ToolCall(tool="mcp__fs__read_file", arguments={"path": "a"}))
     assert v.code == "read_only_effect"

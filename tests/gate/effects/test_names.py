@@ -68,11 +68,53 @@ def test_external_effects_are_destructive_by_rule(tmp_path: Path, tool: str, arg
 
 
 @pytest.mark.parametrize(
-    "tool", ["get_user", "list_issues", "search_docs", "verifyUSAddress", "fetch_page", "weather",
-             "placeDetails", "claim_status", "train_times"]
+    "tool", ["verifyUSAddress", "weather", "placeDetails", "claim_status", "train_times",
+             # read verbs with a second sense stay with the classifier
+             "open_pull_request", "generate_invoice", "query_orders", "test_webhook",
+             # a plain read that also names a change is not read-only by its name
+             "get_or_create_user", "fetch_and_delete", "search_and_replace"]
 )
-def test_reads_and_unknown_names_are_left_to_the_classifier(tmp_path: Path, tool: str) -> None:
+def test_ambiguous_and_unknown_names_are_left_to_the_classifier(tmp_path: Path,
+                                                                tool: str) -> None:
     assert name_effect(tool, {"id": 1}, cwd=str(tmp_path)) is None
+
+
+@pytest.mark.parametrize("tool", ["get_user", "list_issues", "search_docs", "fetch_page",
+                                  "keyvault_secret_get", "list_storage_buckets", "get_order"])
+def test_a_plain_read_name_that_names_no_change_is_read_only(tmp_path: Path, tool: str) -> None:
+    e = name_effect(tool, {"id": 1}, cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.READ_ONLY
+    assert e.source is EffectSource.TOOL_NAME and "names nothing it changes" in e.evidence
+    # an order in its arguments still says more than the name
+    e = name_effect(tool, {"operation": "delete"}, cwd=str(tmp_path))
+    assert e is not None and e.effect.destructive
+
+
+@pytest.mark.parametrize(("tool", "verb"), [
+    ("browser_click", "click"), ("type_text", "type"), ("browser_type", "type"),
+    ("fill_form", "fill"), ("browser_press_key", "press"), ("mouse_click_xy", "click"),
+    ("drag", "drag"),
+])
+def test_input_to_an_application_acts_as_the_user(tmp_path: Path, tool: str, verb: str) -> None:
+    e = name_effect(tool, {}, cwd=str(tmp_path))
+    assert e is not None and e.effect is EXT and f"says {verb!r}" in e.evidence
+    assert "as the user would" in e.evidence
+
+
+@pytest.mark.parametrize("tool", ["evaluate_script", "browser_evaluate", "page_evaluate"])
+def test_evaluating_a_script_runs_code(tmp_path: Path, tool: str) -> None:
+    e = name_effect(tool, {}, cwd=str(tmp_path))
+    assert e is not None and e.effect is EXT and "runs code" in e.evidence
+    assert name_effect("evaluate_model", {}, cwd=str(tmp_path)) is None
+
+
+@pytest.mark.parametrize(("tool", "effect"), [
+    ("install_extension", EXT), ("launch_pwa", EXT), ("reload_extension", EXT),
+    ("kubectl_rollout", EXT), ("cleanup", EXT),
+])
+def test_more_change_verbs(tmp_path: Path, tool: str, effect) -> None:
+    e = name_effect(tool, {}, cwd=str(tmp_path))
+    assert e is not None and e.effect is effect
 
 
 def test_the_description_gives_the_verb_when_the_name_has_none(tmp_path: Path) -> None:

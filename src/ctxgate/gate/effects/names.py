@@ -49,6 +49,8 @@ __all__ = [
     "CHANGE_VERBS",
     "DELETE_VERBS",
     "EXTERNAL_VERBS",
+    "INPUT_VERBS",
+    "PLAIN_READS",
     "READ_VERBS",
     "action_argument",
     "name_effect",
@@ -75,7 +77,7 @@ EXTERNAL_VERBS = frozenset(
 DELETE_VERBS = frozenset(
     "delete remove destroy drop purge erase clear revoke wipe truncate unlink kill terminate "
     "uninstall prune discard deactivate ban block shred cancel "
-    "overwrite flush reset void expire evict rollback revert abort".split()
+    "overwrite flush reset void expire evict rollback revert abort cleanup".split()
 )
 """Verbs that lose something for good."""
 CHANGE_VERBS = frozenset(
@@ -86,17 +88,35 @@ CHANGE_VERBS = frozenset(
     "invoke scale reboot migrate regenerate renew resend mkdir touch chmod link exec eval "
     "disable untag associate disassociate activate deregister unregister confirm resume "
     "pause suspend undelete sign initiate initialize enroll annotate acknowledge connect "
-    "disconnect finalize promote refresh unclaim resize retry dismiss setup".split()
+    "disconnect finalize promote refresh unclaim resize retry dismiss setup install launch "
+    "reload reconnect rollout".split()
 )
 """Other verbs that change state (recoverable or not depends on where)."""
 
+PLAIN_READS = frozenset(
+    "get gets list lists read fetch search find show describe retrieve lookup view count "
+    "inspect preview exists whoami diff compare".split()
+)
+"""Read verbs with no second sense (not ``open``, ``generate``, ``test``, ``query``, nor the
+nouns ``status`` and ``info``): a name that starts with one and names no change is read-only by rule."""
+INPUT_VERBS = frozenset("click tap type fill press drag".split())
+"""Input to an application's interface (``browser_click``, ``type_text``, ``fill_form``): the
+agent acts as the user, and a click or keystroke can submit, buy or send."""
+_UI_WORDS = frozenset("browser page element ui mouse keyboard screen tab window desktop "
+                      "computer".split())
+"""Words that name where an input goes (``browser_type``, ``mouse_click_xy``): a verb right
+after them is still the operation's first word."""
+_CODE_WORDS = frozenset("script scripts js javascript code snippet".split())
+"""With ``evaluate`` (a read verb for ``evaluate_model``), these make it code that runs
+(``evaluate_script``, ``browser_evaluate``)."""
+
 NOUN_VERBS = frozenset(
     "message email mail order book call post comment like sms dm "
-    "tag label mark star link set reply forward ship sign".split()
+    "tag label mark star link set reply forward ship sign type press fill tap".split()
 )
 """Words that are as often nouns (``get_email``, ``user_order_list``): a verb only as the
 first word of the operation part."""
-_VERBS = READ_VERBS | EXTERNAL_VERBS | DELETE_VERBS | CHANGE_VERBS
+_VERBS = READ_VERBS | EXTERNAL_VERBS | DELETE_VERBS | CHANGE_VERBS | INPUT_VERBS
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _PATH_ARGS = frozenset(
     "path paths file files filename filepath file_path directory dir "
@@ -142,12 +162,26 @@ def _operation_part(tool: str) -> str:
     return part
 
 
+def _names_a_change(tool: str) -> bool:
+    """Whether any word of the name is a verb that changes state (``get_or_create``,
+    ``fetch_and_delete``), nouns that are also verbs (``get_order``) aside."""
+    changes = EXTERNAL_VERBS | DELETE_VERBS | CHANGE_VERBS | INPUT_VERBS
+    return any(w in changes and w not in NOUN_VERBS for w in name_words(tool))
+
+
 def operation_verb(tool: str, description: str | None = None) -> tuple[str, str] | None:
     """``(verb, where)`` — the first verb-like word of the tool name's operation part, or of
     the description when the name has none (``where`` is ``"name"`` or ``"description"``)."""
-    for k, word in enumerate(name_words(_operation_part(tool))):
+    words = name_words(_operation_part(tool))
+    k = 0
+    for word in words:
+        if word in _UI_WORDS and word not in _VERBS:
+            continue  # where the input goes: the next word is still the first
         if word in _VERBS and (k == 0 or word not in NOUN_VERBS):
+            if word == "evaluate" and (_CODE_WORDS | _UI_WORDS) & set(words):
+                return "eval", "name"  # runs code (in a page, a REPL), not a judgement
             return word, "name"
+        k += 1
     if description:
         first = name_words(description.strip())[:1]
         stem = first[0] if first else ""
@@ -278,7 +312,25 @@ def name_effect(
     verb, where = found
     said = f"the tool's {where} says {verb!r}"
     if verb in READ_VERBS:
+        if where == "name" and verb in PLAIN_READS and found is named \
+                and not _names_a_change(tool):
+            return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.TOOL_NAME,
+                          evidence=f"{said} and names nothing it changes")
         return None
+    if verb in INPUT_VERBS:
+        return Effect(
+            effect=EffectClass.EXTERNAL,
+            source=EffectSource.TOOL_NAME,
+            evidence=f"{said}: it acts in an application as the user would (a click or a "
+                     "keystroke can submit, buy or send)",
+        )
+    if verb == "eval" and where == "name" and not _local_paths(args):
+        return Effect(
+            effect=EffectClass.EXTERNAL,
+            source=EffectSource.TOOL_NAME,
+            evidence=f"{said}: it runs code (in a page or an interpreter) that can do what "
+                     "the application can",
+        )
     if verb in EXTERNAL_VERBS:
         return Effect(
             effect=EffectClass.EXTERNAL,
