@@ -7,10 +7,12 @@
 development side: real ``tools/list`` answers of *other* npm MCP servers (Playwright, Chrome
 DevTools, Supabase, Neon, Sentry, Notion, Kubernetes, Stripe …), one ``<server>.json`` per
 server in ``--tools`` (default ``../cache/mcp-dev/tools``), each the ``tools`` array as the
-MCP Python SDK's client returned it. They are collected outside the repository (``npm
-install`` of each package, then ``initialize`` and ``tools/list`` over stdio with fake
-credentials; no tool is called); ``../cache/mcp-dev/manifest.json`` names each package, its
-version and its licence. Nothing of them is committed.
+MCP Python SDK's client returned it. ``scripts/mcp_dev/collect.py`` makes them outside the
+repository (``--install`` the pinned npm packages, then ``initialize`` and ``tools/list``
+over stdio with fake credentials; no tool is called); ``../cache/mcp-dev/manifest.json``
+names each package, its version and its licence (MIT, Apache-2.0, ISC; Sentry's FSL-1.1-ALv2
+and exa's unlabelled package are read only for their tool names and annotations). Nothing of
+them is committed.
 
 Labels are the servers' own annotations, mapped as the held-out set maps them
 (:func:`build_tool_heldout.annotation_class`): ``readOnlyHint`` → read-only; otherwise an open
