@@ -194,6 +194,41 @@ def build(dim: int, cache: Path | None = None, zipf: bool = True, context: bool 
     return pack(header, [t for _, t in kept], vecs.astype("<f2").tobytes())
 
 
+def rounding_only(shipped: bytes, rebuilt: bytes) -> tuple[bool, str]:
+    """Whether two model files differ only as BLAS rounding makes them differ.
+
+    The teacher's matrix products run in OpenBLAS, whose kernels (chosen by CPU at run time)
+    sum in different orders, so another CPU model rebuilds some float16 values one unit in
+    the last place off (seen: about 1 % of the values, on an AMD EPYC against the shipped
+    build). Same header and vocabulary, every value within one float16 ULP (at its row's
+    scale) of the shipped one and every row's cosine with it at least 0.99999 is that and
+    nothing else.
+    """
+    from ctxgate.gate.backends.static import unpack_header
+
+    try:
+        old, new = unpack_header(shipped), unpack_header(rebuilt)
+    except Exception as exc:  # noqa: BLE001 - reported, and the check fails
+        return False, f"unreadable: {exc}"
+    if old.header != new.header or old.vocab != new.vocab:
+        return False, "header or vocabulary differ"
+    shape = (old.header["rows"], old.header["dim"])
+    a = np.frombuffer(shipped[old.matrix_offset:], np.float16).reshape(shape)
+    b = np.frombuffer(rebuilt[new.matrix_offset:], np.float16).reshape(shape)
+    # one unit in the last place at the row's scale: a sum's rounding error is relative to
+    # its largest terms, so a value near zero may move by the row's ULP, not by its own
+    scale = np.maximum(np.abs(a), np.abs(b)).max(axis=1, keepdims=True)
+    ulp = np.spacing(scale.astype(np.float16)).astype(np.float32)
+    diff = np.abs(a.astype(np.float32) - b.astype(np.float32))
+    af, bf = a.astype(np.float64), b.astype(np.float64)
+    norms = np.linalg.norm(af, axis=1) * np.linalg.norm(bf, axis=1)
+    cos = np.where(norms > 0, (af * bf).sum(1) / np.maximum(norms, 1e-300), 1.0)
+    within = bool((diff <= ulp).all()) and float(cos.min()) >= 0.99999
+    return within, (f"{int((diff > 0).sum()):,} of {diff.size:,} values differ, at most "
+                    f"{float((diff / ulp).max()):.2f} ULP of their row; min row cosine "
+                    f"{float(cos.min()):.7f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dim", type=int, default=128)
@@ -213,10 +248,14 @@ def main() -> None:
                  args.sources)
     digest = hashlib.sha256(data).hexdigest()
     if args.check:
-        same = args.out.is_file() and args.out.read_bytes() == data
-        print(f"rebuilt {len(data)} bytes, sha256 {digest}: "
-              f"{'identical to' if same else 'DIFFERS from'} {args.out}")
-        sys.exit(0 if same else 1)
+        shipped = args.out.read_bytes() if args.out.is_file() else b""
+        if shipped == data:
+            verdict, ok = "identical to", True
+        else:
+            ok, how = rounding_only(shipped, data)
+            verdict = f"equal up to float rounding ({how}) to" if ok else f"DIFFERS ({how}) from"
+        print(f"rebuilt {len(data)} bytes, sha256 {digest}: {verdict} {args.out}")
+        sys.exit(0 if ok else 1)
     args.out.write_bytes(data)
     print(f"wrote {args.out} ({len(data)} bytes, sha256 {digest})")
     if args.out == OUT:
