@@ -93,7 +93,8 @@ def test_a_plain_read_name_that_names_no_change_is_read_only(tmp_path: Path, too
 @pytest.mark.parametrize(("tool", "verb"), [
     ("browser_click", "click"), ("type_text", "type"), ("browser_type", "type"),
     ("fill_form", "fill"), ("browser_press_key", "press"), ("mouse_click_xy", "click"),
-    ("drag", "drag"),
+    ("drag", "drag"), ("browser_select_option", "select"), ("handle_dialog", "handle"),
+    ("puppeteer_select", "select"), ("puppeteer_click", "click"),
 ])
 def test_input_to_an_application_acts_as_the_user(tmp_path: Path, tool: str, verb: str) -> None:
     e = name_effect(tool, {}, cwd=str(tmp_path))
@@ -101,7 +102,14 @@ def test_input_to_an_application_acts_as_the_user(tmp_path: Path, tool: str, ver
     assert "as the user would" in e.evidence
 
 
-@pytest.mark.parametrize("tool", ["evaluate_script", "browser_evaluate", "page_evaluate"])
+@pytest.mark.parametrize("tool", ["select_page", "select_fields", "handle_webhook", "choose_plan"])
+def test_select_and_handle_are_input_only_in_a_form_or_a_page(tmp_path: Path, tool: str) -> None:
+    e = name_effect(tool, {}, cwd=str(tmp_path))
+    assert e is None or "as the user would" not in e.evidence
+
+
+@pytest.mark.parametrize("tool", ["evaluate_script", "browser_evaluate", "page_evaluate",
+                                  "puppeteer_evaluate"])
 def test_evaluating_a_script_runs_code(tmp_path: Path, tool: str) -> None:
     e = name_effect(tool, {}, cwd=str(tmp_path))
     assert e is not None and e.effect is EXT and "runs code" in e.evidence

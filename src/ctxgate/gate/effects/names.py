@@ -103,12 +103,17 @@ INPUT_VERBS = frozenset("click tap type fill press drag".split())
 """Input to an application's interface (``browser_click``, ``type_text``, ``fill_form``): the
 agent acts as the user, and a click or keystroke can submit, buy or send."""
 _UI_WORDS = frozenset("browser page element ui mouse keyboard screen tab window desktop "
-                      "computer".split())
+                      "computer puppeteer playwright selenium".split())
 """Words that name where an input goes (``browser_type``, ``mouse_click_xy``): a verb right
 after them is still the operation's first word."""
 _CODE_WORDS = frozenset("script scripts js javascript code snippet".split())
 """With ``evaluate`` (a read verb for ``evaluate_model``), these make it code that runs
 (``evaluate_script``, ``browser_evaluate``)."""
+_FORM_VERBS = frozenset({"select", "handle", "choose"})
+_FORM_CHOICES = frozenset("option options dropdown dialog alert prompt".split())
+"""A :data:`_FORM_VERBS` word with one of these, or right after a UI word, is input to a form or a
+dialog (``browser_select_option``, ``handle_dialog``, ``puppeteer_select``), where it answers
+"are you sure?" or picks what is bought."""
 
 NOUN_VERBS = frozenset(
     "message email mail order book call post comment like sms dm "
@@ -174,9 +179,13 @@ def operation_verb(tool: str, description: str | None = None) -> tuple[str, str]
     the description when the name has none (``where`` is ``"name"`` or ``"description"``)."""
     words = name_words(_operation_part(tool))
     k = 0
-    for word in words:
+    ui = False
+    for i, word in enumerate(words):
         if word in _UI_WORDS and word not in _VERBS:
+            ui = True
             continue  # where the input goes: the next word is still the first
+        if word in _FORM_VERBS and k == 0 and (ui or _FORM_CHOICES & set(words[i + 1:i + 2])):
+            return word, "name"
         if word in _VERBS and (k == 0 or word not in NOUN_VERBS):
             if word == "evaluate" and (_CODE_WORDS | _UI_WORDS) & set(words):
                 return "eval", "name"  # runs code (in a page, a REPL), not a judgement
@@ -317,7 +326,7 @@ def name_effect(
             return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.TOOL_NAME,
                           evidence=f"{said} and names nothing it changes")
         return None
-    if verb in INPUT_VERBS:
+    if verb in INPUT_VERBS or verb in _FORM_VERBS:
         return Effect(
             effect=EffectClass.EXTERNAL,
             source=EffectSource.TOOL_NAME,
