@@ -43,7 +43,12 @@ def test_3000_token_output_is_digested_by_default_end_to_end(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode()
     assert out.startswith("[ctxgate digest: shell output, ")
-    assert f"{len(expected):,} bytes, 300 lines, {tokens:,} tokens (o200k_base)" in out
+    # decided by the pre-token lower bound (no tokenizer loaded): at most the real count
+    head = re.search(r"([\d,]+) bytes, 300 lines, >=([\d,]+) tokens \(o200k_base pre-token "
+                     r"bound, not tokenized\) · ~([\d,]+) tokens \(estimate\)", out)
+    assert head is not None, out[:300]
+    assert int(head.group(1).replace(",", "")) == len(expected)
+    assert 2_000 <= int(head.group(2).replace(",", "")) <= tokens
     assert len(proc.stdout) < len(expected) // 2
     archive_id = re.search(r"archive id ([0-9a-f]{12})", out).group(1)
     # the drill-down line printed in the digest works as written
