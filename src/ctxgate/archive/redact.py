@@ -162,15 +162,8 @@ class _Literals:
         """The automata and their overlap tables, made the first time a buffer is large
         enough to need them (~10 ms; a short output never pays it)."""
         self._built = True
-        self.neighbours = {a: tuple(b for b in self.literals if b != a and _overlap(a, b))
-                           for a in self.literals}
-        """Literals a leftmost-first match of the key could hide (they share bytes)."""
-        self.shadows = {a: tuple((b, d) for b in self.anchors if b != a
-                                 for d in range(len(a))
-                                 if a[d:d + len(b)] == b[:len(a) - d])  # as _agree(a[d:], b)
-                        for a in self.anchors}
-        """``(anchor, offset)``: anchors that can start ``offset`` bytes into the key's match
-        (a leftmost-first search reports the key and skips them)."""
+        self._neighbours: dict[bytes, tuple[bytes, ...]] = {}
+        self._shadows: dict[bytes, tuple[tuple[bytes, int], ...]] = {}
         if USE_AUTOMATON:
             try:
                 import ahocorasick_rs
@@ -181,6 +174,26 @@ class _Literals:
                     ahocorasick_rs.BytesAhoCorasick(
                         list(lits), matchkind=ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST)
                     if lits else None for lits in (self.literals, self.anchors))
+
+    def neighbours(self, a: bytes) -> tuple[bytes, ...]:
+        """Literals a leftmost-first match of ``a`` could hide (they share bytes); computed
+        for the literals an output really holds (most hold none), then kept."""
+        got = self._neighbours.get(a)
+        if got is None:
+            got = self._neighbours[a] = tuple(b for b in self.literals
+                                              if b != a and _overlap(a, b))
+        return got
+
+    def shadows(self, a: bytes) -> tuple[tuple[bytes, int], ...]:
+        """``(anchor, offset)``: anchors that can start ``offset`` bytes into a match of the
+        anchor ``a`` (a leftmost-first search reports ``a`` and skips them); computed on
+        first use, then kept."""
+        got = self._shadows.get(a)
+        if got is None:
+            got = self._shadows[a] = tuple(
+                (b, d) for b in self.anchors if b != a for d in range(len(a))
+                if a[d:d + len(b)] == b[:len(a) - d])  # as _agree(a[d:], b)
+        return got
 
     @property
     def automata(self) -> Any:
@@ -205,7 +218,7 @@ class _Literals:
                 present = {lits[i] for i, _, _ in
                            lit_auto.find_matches_as_indexes(lower)}
                 for a in tuple(present):
-                    present.update(b for b in self.neighbours[a]
+                    present.update(b for b in self.neighbours(a)
                                    if b not in present and b in lower)
             hits: list[tuple[bytes, int]] = []
             if anchor_auto is not None:
@@ -221,7 +234,7 @@ class _Literals:
         extra = []
         shadows = self.shadows
         for a, s in hits:
-            for b, d in shadows[a]:
+            for b, d in shadows(a):
                 if lower.startswith(b, s + d):
                     extra.append((b, s + d))
         return extra
