@@ -82,6 +82,56 @@ def proxy(
     anyio.run(main)
 
 
+@mcp_app.command("learn", context_settings={"allow_interspersed_args": False})
+def learn(
+    command: Annotated[list[str], typer.Argument(help="The server command, after --.")],
+    name: Annotated[str, typer.Option(
+        "--name", help="The server's name in the MCP client (tools are mcp__NAME__tool).")],
+    timeout: Annotated[float, typer.Option(
+        "--timeout", help="Seconds to wait for the server's tool list.")] = 60.0,
+) -> None:
+    """List a stdio MCP server's tools once and remember their annotations for the hooks.
+
+    A server that runs through `ctxgate mcp proxy` is remembered on every start; one that the
+    MCP client runs itself never reaches ctxgate, so a hook judging its `mcp__NAME__tool`
+    calls sees only the name. This starts the server, asks for `tools/list` (no tool is
+    called), stores the answer, and stops it. Annotations may raise caution for any server
+    and lower it only for servers in [gate] trusted_mcp_servers.
+
+    Example:
+        ctxgate mcp learn --name playwright -- npx @playwright/mcp@latest
+    """
+    import anyio
+
+    from ctxgate.cli._options import build_config
+    from ctxgate.gate.effects.annotations import AnnotationStore
+    from ctxgate.integrations.mcp.proxy import list_tools
+
+    config = build_config()
+    try:
+        tools = anyio.run(lambda: list_tools(list(command), timeout=timeout))
+    except TimeoutError:
+        typer.echo(f"ctxgate mcp learn: {' '.join(command)!r} did not list its tools within "
+                   f"{timeout:g} s (it may wait for credentials or a network; nothing was "
+                   "stored); run it by hand to see, or give it more --timeout", err=True)
+        raise typer.Exit(2) from None
+    except Exception as exc:  # noqa: BLE001 - any start-up failure: say what and what to do
+        typer.echo(f"ctxgate mcp learn: could not list the tools of {' '.join(command)!r} "
+                   f"({type(exc).__name__}: {exc}); run that command by hand to see why it "
+                   "does not start, and pass its arguments and environment as the MCP client "
+                   "does", err=True)
+        raise typer.Exit(2) from None
+    store = AnnotationStore.in_home(config.home)
+    store.record(name, tools)
+    hinted = [t.annotations for t in tools if t.annotations is not None and any(
+        getattr(t.annotations, h, None) is not None for h in (
+            "read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"))]
+    reads = sum(1 for a in hinted if a.read_only_hint)
+    typer.echo(f"remembered {len(tools)} tools of {name!r} in {store.path}: {len(hinted)} "
+               f"annotated ({reads} read-only, {len(hinted) - reads} may change state); hooks "
+               f"now judge mcp__{name}__* calls with them")
+
+
 @mcp_app.command("install")
 def install(
     client: Annotated[str, typer.Option(

@@ -27,7 +27,7 @@ from ctxgate.integrations.mcp.tools import (
 )
 from ctxgate.settings import Config
 
-__all__ = ["Downstream", "build_proxy"]
+__all__ = ["Downstream", "build_proxy", "list_tools"]
 
 
 class Downstream:
@@ -65,6 +65,33 @@ class Downstream:
                  for p in getattr(result, "content", [])]
         return parts, bool(getattr(result, "is_error", False)), getattr(
             result, "structured_content", None)
+
+
+async def list_tools(command: list[str], *, timeout: float) -> list[types.Tool]:
+    """Start a stdio MCP server, ask for ``initialize`` and ``tools/list`` (following
+    cursors), stop it. No tool is called.
+
+    Raises:
+        TimeoutError: no complete list within ``timeout`` seconds (the server is stopped).
+    """
+    import anyio
+
+    if not command:
+        raise ValueError("the server command is empty; pass it after --")
+    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+    tools: list[types.Tool] = []
+    with anyio.fail_after(timeout):  # entered and left in this task, around both contexts
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            cursor = None
+            while True:
+                page = await session.list_tools(
+                    params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+                tools += page.tools
+                cursor = getattr(page, "next_cursor", None)
+                if not cursor:
+                    break
+    return tools
 
 
 def _remember_annotations(config: Config, server: str, tools: list[types.Tool]) -> None:
