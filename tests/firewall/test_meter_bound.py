@@ -28,6 +28,16 @@ def test_the_bound_never_exceeds_the_real_count(name: str, pieces: list[str]) ->
     assert pretoken_bound(text.encode("utf-8"), 10**9) <= real
 
 
+@pytest.mark.parametrize("text", [
+    "\xa0 \xa0",  # found by hypothesis: runs of Unicode spaces are no pre-tokens of their own
+    "\u2003 \u2003", "a \xa0 b", "\xa0a\xa0 \xa0", "1\xa02 ３", "\x85 \x85 x",
+])
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_unicode_spaces_between_ascii_spaces_are_not_counted(name: str, text: str) -> None:
+    real = len(_load_encoding(name).encode(text, disallowed_special=()))
+    assert pretoken_bound(text.encode("utf-8"), 10**9) <= real
+
+
 @settings(max_examples=100, deadline=None)
 @given(data=st.binary(max_size=400))
 def test_the_bound_holds_for_bytes_that_are_not_utf8(data: bytes) -> None:
