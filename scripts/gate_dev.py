@@ -69,10 +69,14 @@ def main() -> None:
     ap.add_argument("--split", choices=("calib", "train"), default="calib")
     ap.add_argument("--dump", type=Path)
     args = ap.parse_args()
-    judge = Judge()
-    gate = WholeGate(judge)
-    sets = examples(args.cache, args.split)
-    rows, dump = [], []
+    run_whole_gate(examples(args.cache, args.split), f"APIs.guru {args.split}: all", args.dump)
+
+
+def run_whole_gate(sets: dict[str, list[Example]], all_name: str, dump: Path | None) -> None:
+    """Every set through one real gate: a table row per set and one for all of them, and with
+    ``dump`` every example with its verdict, decider and probabilities as JSON lines."""
+    gate = WholeGate(Judge())
+    rows, records = [], []
     try:
         tallies = []
         for name, exs in sets.items():
@@ -80,17 +84,17 @@ def main() -> None:
             tally = gate.tally(name, exs, verdicts)
             tallies.append(tally)
             rows.append(tally.row())
-            dump += [{"set": name, "tool": ex.tool, "request": ex.request,
-                      "destructive": ex.destructive, "requested": ex.requested,
-                      "outcome": v.outcome, "code": v.code, "decided_by": decided_by(v),
-                      "effect": v.effect.effect.value if v.effect else None,
-                      "probabilities": v.probabilities} for ex, v in verdicts]
-        rows.append(tallies[0].merged(f"APIs.guru {args.split}: all", *tallies[1:]).row())
+            records += [{"set": name, "tool": ex.tool, "request": ex.request,
+                         "destructive": ex.destructive, "requested": ex.requested,
+                         "outcome": v.outcome, "code": v.code, "decided_by": decided_by(v),
+                         "effect": v.effect.effect.value if v.effect else None,
+                         "probabilities": v.probabilities} for ex, v in verdicts]
+        rows.append(tallies[0].merged(all_name, *tallies[1:]).row())
     finally:
         gate.close()
     print_table(WHOLE_GATE_COLUMNS, rows)
-    if args.dump:
-        args.dump.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in dump))
+    if dump:
+        dump.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
 
 
 if __name__ == "__main__":

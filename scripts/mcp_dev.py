@@ -38,15 +38,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from build_tool_heldout import annotation_class  # noqa: E402
-from gate_quality import (  # noqa: E402
-    NEUTRAL_REQUEST,
-    WHOLE_GATE_COLUMNS,
-    Example,
-    Judge,
-    WholeGate,
-    decided_by,
-    print_table,
-)
+from gate_dev import run_whole_gate  # noqa: E402
+from gate_quality import NEUTRAL_REQUEST, Example  # noqa: E402
 
 DESTRUCTIVE = ("external", "local_irreversible", "untrusted_code")
 
@@ -79,24 +72,8 @@ def main() -> None:
     sets = server_examples(args.tools, args.bare)
     if not sets:
         sys.exit(f"mcp_dev: no annotated tools under {args.tools} (see the module docstring)")
-    gate = WholeGate(Judge())
-    rows, dump, tallies = [], [], []
-    try:
-        for server, exs in sets.items():
-            verdicts: list = []
-            tally = gate.tally(f"mcp dev: {server}", exs, verdicts)
-            tallies.append(tally)
-            rows.append(tally.row())
-            dump += [{"server": server, "tool": ex.tool, "destructive": ex.destructive,
-                      "outcome": v.outcome, "code": v.code, "decided_by": decided_by(v),
-                      "effect": v.effect.effect.value if v.effect else None,
-                      "probabilities": v.probabilities} for ex, v in verdicts]
-        rows.append(tallies[0].merged("mcp dev: all", *tallies[1:]).row())
-    finally:
-        gate.close()
-    print_table(WHOLE_GATE_COLUMNS, rows)
-    if args.dump:
-        args.dump.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in dump))
+    run_whole_gate({f"mcp dev: {server}": exs for server, exs in sets.items()},
+                   "mcp dev: all", args.dump)
 
 
 if __name__ == "__main__":
