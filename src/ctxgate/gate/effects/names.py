@@ -167,11 +167,16 @@ def _operation_part(tool: str) -> str:
     return part
 
 
+_CHANGING = (EXTERNAL_VERBS | DELETE_VERBS | CHANGE_VERBS | INPUT_VERBS) - NOUN_VERBS
+"""Verbs that change state wherever they stand in a name (nouns that are also verbs aside)."""
+_RUNS_CODE_WITH = _CODE_WORDS | _UI_WORDS
+"""Words that make ``evaluate`` code that runs."""
+
+
 def _names_a_change(tool: str) -> bool:
     """Whether any word of the name is a verb that changes state (``get_or_create``,
     ``fetch_and_delete``), nouns that are also verbs (``get_order``) aside."""
-    changes = EXTERNAL_VERBS | DELETE_VERBS | CHANGE_VERBS | INPUT_VERBS
-    return any(w in changes and w not in NOUN_VERBS for w in name_words(tool))
+    return any(w in _CHANGING for w in name_words(tool))
 
 
 def operation_verb(tool: str, description: str | None = None) -> tuple[str, str] | None:
@@ -184,10 +189,11 @@ def operation_verb(tool: str, description: str | None = None) -> tuple[str, str]
         if word in _UI_WORDS and word not in _VERBS:
             ui = True
             continue  # where the input goes: the next word is still the first
-        if word in _FORM_VERBS and k == 0 and (ui or _FORM_CHOICES & set(words[i + 1:i + 2])):
+        following = words[i + 1] if i + 1 < len(words) else ""
+        if word in _FORM_VERBS and k == 0 and (ui or following in _FORM_CHOICES):
             return word, "name"
         if word in _VERBS and (k == 0 or word not in NOUN_VERBS):
-            if word == "evaluate" and (_CODE_WORDS | _UI_WORDS) & set(words):
+            if word == "evaluate" and not _RUNS_CODE_WITH.isdisjoint(words):
                 return "eval", "name"  # runs code (in a page, a REPL), not a judgement
             return word, "name"
         k += 1
