@@ -123,10 +123,9 @@ def learn(
         raise typer.Exit(2) from None
     store = AnnotationStore.in_home(config.home)
     store.record(name, tools)
-    hinted = [t.annotations for t in tools if t.annotations is not None and any(
-        getattr(t.annotations, h, None) is not None for h in (
-            "read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"))]
-    reads = sum(1 for a in hinted if a.read_only_hint)
+    # the hints as the store normalised them (what the hooks will read)
+    hinted = [h for t in tools if (h := (store.lookup(name, t.name) or {}).get("annotations"))]
+    reads = sum(1 for h in hinted if h.get("readOnlyHint"))
     typer.echo(f"remembered {len(tools)} tools of {name!r} in {store.path}: {len(hinted)} "
                f"annotated ({reads} read-only, {len(hinted) - reads} may change state); hooks "
                f"now judge mcp__{name}__* calls with them")

@@ -30,17 +30,34 @@ from ctxgate.settings import Config
 __all__ = ["Downstream", "build_proxy", "list_tools"]
 
 
+def _server_params(command: list[str], *, cwd: str | None = None) -> StdioServerParameters:
+    """How to start a stdio server: ``command`` with this process's whole environment (the
+    MCP client configured it for the server, e.g. ``GITHUB_PERSONAL_ACCESS_TOKEN``; the
+    SDK's default would pass only ``HOME``, ``PATH`` and a few others)."""
+    if not command:
+        raise ValueError("the server command is empty; pass it after --")
+    return StdioServerParameters(command=command[0], args=command[1:], cwd=cwd,
+                                 env=dict(os.environ))
+
+
+async def _all_tools(session: ClientSession) -> list[types.Tool]:
+    """Every tool of an initialised session, following ``tools/list`` cursors."""
+    tools: list[types.Tool] = []
+    cursor = None
+    while True:
+        page = await session.list_tools(
+            params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
+        tools += page.tools
+        cursor = getattr(page, "next_cursor", None)
+        if not cursor:
+            return tools
+
+
 class Downstream:
     """A connected downstream MCP server (a client session over its stdio)."""
 
     def __init__(self, command: list[str], *, cwd: str | None = None) -> None:
-        if not command:
-            raise ValueError("the downstream server command is empty; pass it after --")
-        # The proxy's whole environment: the MCP client configured it for the server behind
-        # the proxy (tokens such as GITHUB_PERSONAL_ACCESS_TOKEN); the SDK's default would
-        # pass only HOME, PATH and a few others.
-        self.params = StdioServerParameters(command=command[0], args=command[1:], cwd=cwd,
-                                            env=dict(os.environ))
+        self.params = _server_params(command, cwd=cwd)
         self.stack = AsyncExitStack()
         self.session: ClientSession | None = None
         self.tools: list[types.Tool] = []
@@ -52,7 +69,7 @@ class Downstream:
         # Output schemas are dropped: a digested result has no structured content, and
         # clients reject a result without it when the tool declares a schema.
         self.tools = [t.model_copy(update={"output_schema": None})
-                      for t in (await self.session.list_tools()).tools]
+                      for t in await _all_tools(self.session)]
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -76,21 +93,11 @@ async def list_tools(command: list[str], *, timeout: float) -> list[types.Tool]:
     """
     import anyio
 
-    if not command:
-        raise ValueError("the server command is empty; pass it after --")
-    params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    tools: list[types.Tool] = []
+    params = _server_params(command)
     with anyio.fail_after(timeout):  # entered and left in this task, around both contexts
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            cursor = None
-            while True:
-                page = await session.list_tools(
-                    params=types.PaginatedRequestParams(cursor=cursor) if cursor else None)
-                tools += page.tools
-                cursor = getattr(page, "next_cursor", None)
-                if not cursor:
-                    break
+            tools = await _all_tools(session)
     return tools
 
 
