@@ -17,10 +17,10 @@ between them is at least one more. ASCII whitespace is a subset of Unicode's (sp
 can only merge runs). A piece of text with any non-ASCII byte (which may be a digit of
 another script, joining two ASCII digit groups into one pre-token, or a space such as U+00A0)
 counts one per run that holds a printable ASCII character, which is never whitespace. So the
-count stays a lower bound. On CI logs it
-is 0.3-0.8 of the real count; a held output whose bound reaches ``limit`` is decided without
-loading the tokenizer (about 0.15 s per process) or tokenizing anything (2 MB/s in pure
-Python). The bound is counted piece by piece, cut at whitespace, and stops at ``limit``.
+count stays a lower bound. On CI logs it is 0.3-0.8 of the real count; a held output whose
+bound reaches ``limit`` is decided without loading the tokenizer (about 0.15 s per process)
+or tokenizing anything (2 MB/s in pure Python). The bound is counted piece by piece, cut at
+whitespace, and stops at ``limit``.
 """
 
 from __future__ import annotations
