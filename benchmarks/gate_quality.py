@@ -65,6 +65,7 @@ nothing here tunes a threshold or a rule.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -274,14 +275,36 @@ READ_NAME_VERBS = frozenset({"get", "list", "verify", "validate", "check", "sear
                              "standardize", "detect", "analyze", "retrieve"})
 
 
+_READ_NAMES_ENV = "GATE_QUALITY_READ_NAMES"
+"""A JSON file of tool name -> read-verb name, written by the parent for the baseline run: the
+old ``src`` tree it imports may not have the name rules, and the label-noise row must filter
+the same rows for both models."""
+
+
 def read_verb_name(tool: str) -> bool:
     """Whether a tool's operation verb is a read verb (get, list, verify, validate, check …):
     the first verb of the operation part of its name, as the tool-name rules find it (the
     part after ``Resource_`` in ``Apps_CheckSubdomainAvailability``, the last ``.`` segment)."""
+    if os.environ.get(_READ_NAMES_ENV):
+        return bool(_given_read_names()[tool])
     from ctxgate.gate.effects.names import operation_verb
 
     found = operation_verb(tool)
     return found is not None and found[0] in READ_NAME_VERBS
+
+
+@functools.cache
+def _given_read_names() -> dict[str, bool]:
+    return json.loads(Path(os.environ[_READ_NAMES_ENV]).read_text())
+
+
+def read_names_file(path: Path) -> None:
+    """Write :func:`read_verb_name` of every held-out tool name to ``path`` (for the baseline)."""
+    names = {row["tool_call"]["tool"]
+             for file in ("heldout_tools.jsonl", "heldout_openapi.jsonl")
+             for row in jsonl(DATA / file) if "tool_call" in row}
+    names |= {ex.tool for _, split in whole_gate_splits() for ex in split}
+    path.write_text(json.dumps({name: read_verb_name(name) for name in sorted(names)}))
 
 
 def fmt_rate(x: tuple[int, int]) -> str:
@@ -733,13 +756,16 @@ def run_baseline(args: argparse.Namespace) -> dict[str, Any] | None:
     if args.baseline == "none":
         return None
     src = baseline_tree(args.baseline)
-    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+    with tempfile.NamedTemporaryFile(suffix=".json") as f, \
+            tempfile.NamedTemporaryFile(suffix=".json") as names:
+        read_names_file(Path(names.name))
         argv = [sys.executable, __file__, "--mode", args.mode, "--cwd", args.cwd,
                 "--baseline", "none", "--json-out", f.name]
         argv += ["--quick"] if args.quick else []
         argv += ["--no-redcode"] if args.no_redcode else []
         argv += ["--no-materialise"] if args.no_materialise else []
-        subprocess.run(argv, check=True, env=dict(os.environ, PYTHONPATH=str(src)),
+        subprocess.run(argv, check=True, env=dict(os.environ, PYTHONPATH=str(src),
+                                                  **{_READ_NAMES_ENV: names.name}),
                        stdout=subprocess.DEVNULL)
         return json.loads(Path(f.name).read_text())
 
