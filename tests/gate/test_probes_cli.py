@@ -121,3 +121,15 @@ def test_a_delete_with_nothing_to_delete_is_left_to_the_model(
     code, record = check("rm -f *.bak", places["repo"], tmp_path / "home")
     assert record["effect"] is None, record  # no evidence either way: the model decides
     assert code == 1 and record["probabilities"]["destructive"] >= 0.5
+
+
+def test_a_body_the_parser_cannot_read_is_not_called_read_only(
+    places: dict[str, Path], tmp_path: Path
+) -> None:
+    """A held-out NL2Bash command whose ``bash -c`` body has an odd quote: the rules called it
+    read-only (find only) and the gate allowed it unrequested; now the model judges it."""
+    body = r'printf "n=0; for f; do rm "$f" && (( n++ )); done; printf "T: %d\n" $n'
+    code, record = check(f"find . -mtime +3 -exec bash -c '{body}' _ {{}} +", places["repo"],
+                         tmp_path / "home")
+    assert record["effect"] is None, record
+    assert code in (1, 3) and record["outcome"] in ("deny", "ask"), record

@@ -326,3 +326,30 @@ def test_cloud_cli_verbs(outside: Path, command: str, changes: bool) -> None:
     effect = shell_effect(command, cwd=str(outside))
     assert effect is not None
     assert (effect.effect is EffectClass.EXTERNAL) is changes
+
+
+_ODD_QUOTES = r'printf "n=0; for f; do rm "$f" && (( n++ )); done; printf "T: %d\n" $n'
+"""Five double quotes: bash refuses it, bashlex fails, and the fallback scanner sees printf."""
+
+
+@pytest.mark.parametrize("command", [
+    # a held-out NL2Bash command: the body find runs could not be parsed, and the rules
+    # called the whole command read-only ("every program only reads (find)")
+    f"find \"$D\" -mtime +3 -exec bash -c '{_ODD_QUOTES}' _ {{}} +",
+    _ODD_QUOTES,
+    f"sh -c '{_ODD_QUOTES}'",
+    # arithmetic expansion is not implemented by bashlex
+    'for n in 5 9; do sed -n "$((n-2)),$((n+2))p" notes.txt; done',
+])
+def test_a_command_the_parser_cannot_read_whole_is_never_read_only(tmp_path, command) -> None:
+    # (the parser leaves find's -exec to the effect rules, which parse its body themselves)
+    assert parse_command(command).error or "-exec" in command
+    assert shell_effect(command, cwd=str(tmp_path)) is None
+
+
+def test_what_the_fallback_scanner_finds_still_counts(tmp_path) -> None:
+    """A failed parse lowers nothing: a deletion it finds is still irreversible."""
+    command = 'rm -rf ~/work; printf "$((1+1))"'
+    assert not parse_command(command).parsed_ok
+    e = shell_effect(command, cwd=str(tmp_path))
+    assert e is not None and e.effect is IRR, e

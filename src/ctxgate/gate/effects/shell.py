@@ -21,7 +21,9 @@ says "rm -rf" have no effect.
 The answer: the most harmful class found, with every finding as evidence. When nothing
 changes state and every program is known to only read, ``read_only``. When a program is
 unknown (``python x.py``, ``make``) and nothing destructive was found, ``None``: the parser
-does not know, and the decision model judges the call as before.
+does not know, and the decision model judges the call as before. A command that (or a body it
+runs) could not be parsed whole is never ``read_only``: the fallback scanner may read it
+otherwise than bash does, so without a finding it is ``None`` too.
 """
 
 from __future__ import annotations
@@ -65,6 +67,9 @@ class Analysis:
     findings: list[Finding] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     programs: list[str] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+    """Why the command, or a body it runs, could not be parsed whole (then it is never
+    called read-only)."""
 
     def add(self, effect: EffectClass, evidence: str) -> None:
         self.findings.append(Finding(effect=effect, evidence=evidence))
@@ -88,6 +93,7 @@ class Analysis:
         for f in sub.findings:
             self.findings.append(Finding(effect=f.effect, evidence=f"{construct}: {f.evidence}"))
         self.unknown.extend(f"{construct}: {u}" for u in sub.unknown)
+        self.unparsed.extend(f"{construct}: {u}" for u in sub.unparsed)
 
 
 def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding | None:
@@ -113,6 +119,8 @@ def shell_effect(command: str, *, cwd: str | None = None) -> Effect | None:
     if a.unknown:
         return None
     if worst is None:
+        if a.unparsed:
+            return None
         names = ", ".join(dict.fromkeys(a.programs)) or "nothing"
         return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
                       evidence=f"every program only reads or is only named ({names})")
@@ -128,6 +136,10 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
 
     a = Analysis(cwd=cwd, depth=depth)
     parsed = parse_command(command)
+    if not parsed.parsed_ok or parsed.error:  # an error: a nested body (sh -c) failed
+        # the fallback scanner's view is a best effort: what it finds still counts, but it
+        # never vouches that a command only reads (bash may read the text otherwise)
+        a.unparsed.append(parsed.error or "no detail")
     for r in parsed.redirections:
         if r.writes_file:
             action: Action = "append" if r.operator in (">>", "&>>") else \
