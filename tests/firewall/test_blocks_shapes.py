@@ -247,3 +247,29 @@ def test_a_503_among_interleaved_shapes_is_a_rare_value() -> None:
 
     d = digest_of(_lines(make))
     assert re.search(r"^\s*60001\| .*\" 503 .*rare value 503", d.text, re.M), d.text
+
+
+def test_rare_lines_prefer_lines_that_matter_and_never_repeat_a_shown_line(tmp_path) -> None:
+    """A real ``pytest -v`` run: 900 PASSED progress lines and two FAILED ones. The rare-line
+    slots used to go to the session header (lines 1-6, the first two shown in the head
+    already); the FAILED progress lines were left out."""
+    import subprocess
+    import sys
+
+    body = ["def deep(d, n):\n    return d['missing'] if n == 0 else deep(d, n - 1)\n"]
+    body += [f"def test_case_{i}():\n    assert {i} + 1 == {i + 1}\n" for i in range(450)]
+    body += ["def test_parse_config():\n    assert deep({'a': 1}, 5) == 1\n",
+             "def test_totals():\n    assert {'b': 5} == {'b': 2}\n"]
+    body += [f"def test_more_{i}():\n    assert True\n" for i in range(450)]
+    (tmp_path / "test_many.py").write_text("".join(body), encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
+                          "-p", "no:randomly", "test_many.py"], cwd=tmp_path,
+                         capture_output=True, timeout=300).stdout
+    assert b"2 failed, 900 passed" in out, out[-2000:]
+    res = firewall("shell", out, archive=Archive(), policy=FirewallPolicy(min_tokens=0))
+    failed = [n for n, line in enumerate(out.decode().splitlines(), start=1)
+              if line.endswith("]") and " FAILED " in line]
+    assert len(failed) == 2
+    numbers = [int(m) for m in re.findall(r"^\s*(\d+)\| ", res.text, re.M)]
+    assert set(failed) <= set(numbers), res.text
+    assert len(numbers) == len(set(numbers)), res.text  # no line shown twice

@@ -85,8 +85,12 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     cache: dict[tuple[int, int], str] = {}  # rendered lines, each rendered once
     width = min(r.policy.digest_line_max_bytes, _WIDTH)
 
+    # a line shown in the head is not repeated; CI boilerplate (cleanup) is not worth a slot
+    rare = [x for x in rare if x.number > head_end and not is_boilerplate(
+        KnownLine(number=x.number, raw=x.text, length=len(x.text)))]
+
     def text(chosen_now, tail_lines, rare_n) -> str:
-        return _assemble(r, head, chosen_now, tail_lines, rare[:rare_n], width, blocks, cache)
+        return _assemble(r, head, chosen_now, tail_lines, rare, rare_n, width, blocks, cache)
 
     # the last lines, unless they are boilerplate (cleanup, uploads): the omitted range says so
     tail_lines = [x for x in tail[-_TAIL_LINES:] if x.number > head_end]
@@ -251,7 +255,7 @@ def _gaps(head_end: int, shown: list[tuple[int, int]], tail: list[KnownLine], to
     return tuple(out)
 
 
-def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int,
+def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, rare_n: int, width: int,
               all_blocks: list[Block], cache: dict) -> str:
     s = r.scan
     gutter = max(4, len(str(s.lines)))
@@ -327,8 +331,14 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, width: int
     body += _omitted(pos, end, hits)
     if more > 0:
         body += _unshown(r, chosen, all_blocks, more)
+    # rare_n rare lines that no block and not the tail shows (never one twice): lines that
+    # matter first (a lone FAILED among PASSED), then the earliest; shown in line order
     inside = {k.number for b, part in chosen for k in (part or b.lines)}
-    body += _shape_lines(r, [x for x in rare if x.number not in inside], fmt, width)
+    inside.update(k.number for k in tail)
+    matter = {h.number for h in hits}
+    pick = sorted((x for x in rare if x.number not in inside),
+                  key=lambda x: (x.number not in matter, x.number))[:rare_n]
+    body += _shape_lines(r, sorted(pick, key=lambda x: x.number), fmt, width)
     if tail:
         body.append(f"--- tail: lines {tail[0].number:,}-{s.lines:,} ---")
         body += [render_line(k, min(width, _EDGE_WIDTH)) for k in tail]
