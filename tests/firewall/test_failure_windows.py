@@ -207,3 +207,25 @@ def test_a_stack_trace_above_the_final_summary_is_shown_too() -> None:
         "AssertionFailedError: expected: <true> but was: <false>",
         "DurationTest.testOfConsumer:84", "marked build as failure"])
     assert re.search(r"--- failure block: lines [\d,]+–[\d,]+ \(java stack trace", text), text
+
+
+def test_warnings_after_a_compiler_error_do_not_grow_its_block(tmp_path: Path) -> None:
+    """Real gcc: 400 functions warned about, then the error in main(), then 200 more warned.
+    The block grew from warning to warning (each warning's source excerpt and caret continued
+    it): 49 lines, all but 3 of them other functions' warnings, and no ``In function 'main'``."""
+    if shutil.which("gcc") is None:
+        pytest.fail("gcc is needed (apt-get install gcc)")
+    src = ["#include <stdio.h>"]
+    src += [f"int f{i}(int x) {{ int unused{i}; return x + {i}; }}" for i in range(400)]
+    src += ["int main(void) { struct point p; p.z = 3; return undefined_fn(p); }"]
+    src += [f"int f{i}(int x) {{ int unused{i}; return x + {i}; }}" for i in range(400, 600)]
+    (tmp_path / "big.c").write_text("\n".join(src) + "\n", encoding="utf-8")
+    out = _run(["gcc", "-Wall", "-Wextra", "-c", "big.c", "-o", "big.o"], tmp_path)
+    lines = out.splitlines()
+    error = next(n for n, x in enumerate(lines, 1) if ": error: storage size of" in x)
+    res = firewall("shell", out.encode(), archive=Archive(), policy=POLICY)
+    block = re.search(r"--- failure block: lines ([\d,]+)–([\d,]+) \(compiler errors", res.text)
+    assert block, res.text
+    lo, hi = (int(x.replace(",", "")) for x in block.groups())
+    assert lo <= error and hi <= error + 2, (lo, hi, error)  # the error, its excerpt, its caret
+    assert re.search(rf"^{error - 1}\| big\.c: In function .main.:$", res.text, re.M), res.text

@@ -341,6 +341,12 @@ _BOILER_ANY = ("Post job cleanup", "Cleaning up orphan", "Terminate orphan proce
                "Uploading artifact", "uploading artifact", "Saving cache", "safe.directory",
                "extraheader", "core.sshCommand", "actionable task")
 """Boilerplate recognised by a phrase anywhere in the line."""
+_DIAGNOSTIC = re.compile(r"\S+:\d+(?::\d+)?:? warning\b|\[WARNING\] \S+:\[\d+,\d+\] |"
+                         r"warning(?:\[\w+\])?: ", re.I)
+"""A compiler's or linter's warning diagnostic (``file.c:3:5: warning: …``, javac's
+``[WARNING] /F.java:[3,5] …``, rustc's ``warning[E…]: …``): it ends an error block it follows,
+with the source excerpt under it (``  403 | …``, ``^~~~``) that would otherwise extend the
+block from warning to warning."""
 _SUMMARY_NEEDS = ("fail", "error", "test", "exit", "what went wrong")
 _MAX_GAP = 2
 _KEYWORDS = tuple(k.decode() for k in KEYWORDS)
@@ -381,6 +387,8 @@ def _role(text: str) -> tuple[str, int]:
         return "cont", sev
     if sev >= _MIN_SEVERITY:
         return "signal", sev
+    if kind == "warning" and _DIAGNOSTIC.match(text):
+        return "warn", sev
     if _FRAME.search(text):
         return "cont", 0
     return "other", 0
@@ -440,6 +448,8 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
                     j += 1
                     continue
                 soft = 0
+                if r == "warn":
+                    break  # another diagnostic, a warning: what follows is its excerpt
                 if r in ("signal", "summary", "cont"):
                     end = j
                     best = max(best, s)
