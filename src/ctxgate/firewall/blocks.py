@@ -296,7 +296,7 @@ _SUMMARY = re.compile(
 _OWNER = re.compile(
     r"\bRunning \S+|\bTests run:|<<< (?:FAILURE|ERROR)!|\bFAILED\b|^--- FAIL:|^_{3,} .* _{3,}$|"
     r"^\s*def test|\bTest\w* > \w|> Task \S+|^=+ (?:FAILURES|ERRORS) =+|\bERROR in\b|"
-    r"^\s*(?:●|✕|✗|×) |\bpanicked at\b|^panic:|^thread '.*' panicked",
+    r"^\s*(?:●|✕|✗|×) |\bpanicked at\b|^panic:|^thread '.*'(?: \(\d+\))? panicked",
 )
 _REPORT = re.compile(
     r"^\s*--- FAIL: (?P<go>\S+)"  # go test
@@ -617,9 +617,9 @@ def _merge(blocks: list[Block]) -> list[Block]:
 _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("python traceback", re.compile(r"Traceback \(most recent call last\)")),
     ("go panic", re.compile(r"^panic:|^goroutine \d+")),
-    ("rust panic", re.compile(r"thread '.*' panicked at")),
+    ("rust panic", re.compile(r"thread '.*'(?: \(\d+\))? panicked at")),  # Rust 1.9x: (id)
     ("java stack trace", re.compile(r"^\s+at [\w$.<>]+\(")),
-    ("js stack trace", re.compile(r"^\s+at .*:\d+:\d+\)?$")),
+    ("js stack trace", re.compile(r"^\s+at .*(?:\.[cm]?[jt]sx?|node:\S+|<anonymous>):\d+:\d+\)?$")),
     ("expected/actual", re.compile(r"\b(?:[Ee]xpected|but was|Actual|Received)\b")),
     ("compiler errors", re.compile(r"\.\w+:\[?\d+[,:]\d+\]?:? (?:error|cannot|incompatible)|"
                                    r"COMPILATION ERROR", re.I)),
