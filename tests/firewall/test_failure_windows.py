@@ -258,3 +258,27 @@ def test_a_rust_test_panic_is_labelled_a_rust_panic(tmp_path: Path) -> None:
     labels = re.findall(r"--- failure block: lines [\d,]+–[\d,]+ \(([^;]+);", res.text)
     assert any("rust panic" in x for x in labels), res.text
     assert not any("js stack trace" in x for x in labels), res.text
+
+
+def test_tap_failure_reports_are_shown_whole(tmp_path: Path) -> None:
+    """Real ``node --test`` (TAP when not on a terminal): 400 passing tests, then two ``not ok``
+    reports with their YAML diagnostics. Only the ``error:`` line of the first was shown;
+    its ``not ok`` header, location and frames were omitted."""
+    if shutil.which("node") is None:
+        pytest.fail("node is needed")
+    lines = ["const test = require('node:test');", "const assert = require('node:assert');",
+             "function parse(s) { if (s.includes('x')) throw new TypeError('bad digit: ' + s);"
+             " return Number(s); }"]
+    lines += [f"test('case {i}', () => {{ console.log('checking {i}'); "
+              f"assert.strictEqual(parse('{i}'), {i}); }});" for i in range(400)]
+    lines += ["test('parses padded', () => { assert.strictEqual(parse(' 7x '), 7); });",
+              "test('totals', () => { assert.deepStrictEqual({a: 1, b: 5}, {a: 1, b: 2}); });"]
+    (tmp_path / "many.test.js").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = _run(["node", "--test", "many.test.js"], tmp_path)
+    res = firewall("shell", out.encode(), archive=Archive(), policy=POLICY)
+    shown = {m.group(2) for m in re.finditer(r"^\s*(\d+)\| (.*)$", res.text, re.M)}
+    for needle in ("not ok 401 - parses padded", "not ok 402 - totals",
+                   "location: '" + str(tmp_path / "many.test.js") + ":404:1'",
+                   "error: 'bad digit:  7x '", "+   b: 5", "-   b: 2", "# fail 2"):
+        assert any(needle in x for x in shown), (needle, res.text)
+    assert "(test failure" in res.text or ", test failure" in res.text, res.text

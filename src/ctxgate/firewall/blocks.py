@@ -232,7 +232,7 @@ def _opens_report(lines: list[KnownLine]) -> bool:
     return False
 
 
-_REPORT_BYTES = re.compile(rb"FAIL|\*\*\*|<<<|____| stdout ----|\xe2\x9c[\x95\x97]|\xc3\x97 |"
+_REPORT_BYTES = re.compile(rb"FAIL|not ok |\*\*\*|<<<|____| stdout ----|\xe2\x9c[\x95\x97]|\xc3\x97 |"
                            rb"\xe2\x97\x8f |#test|::|:\r?$", re.M)
 """What most lines :data:`_REPORT` matches hold (✕ ✗ × ●: their UTF-8; a Mocha title ends
 with a colon)."""
@@ -311,6 +311,7 @@ _REPORT = re.compile(
     r"|^FAILED (?P<pytest2>\S+::\S+)"
     r"|^---- (?P<rust>\S+) stdout ----"  # cargo test
     r"|^\s*(?:✗|✕|×|●) (?P<jest>\S.*?)\s*$"  # Jest, Quick, tap-style runners
+    r"|^\s*not ok \d+ - (?P<tap>\S.*?)(?:\s+# .*)?\s*$"  # TAP (node --test, prove, bats)
 )
 """A line that heads one test's failure report, naming the test."""
 
@@ -500,6 +501,8 @@ def _report_end(texts: list[str], roles: list[tuple[str, int]], i: int) -> int:
             continue
         quiet = 0
         end = j
+        if texts[j].strip() == "..." and texts[j].startswith(" "):
+            break  # the end of a TAP report's YAML diagnostics
     return end
 
 
@@ -624,7 +627,7 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("compiler errors", re.compile(r"\.\w+:\[?\d+[,:]\d+\]?:? (?:error|cannot|incompatible)|"
                                    r"COMPILATION ERROR", re.I)),
     ("test failure", re.compile(r"Tests run:.*(?:Failures|Errors): *[1-9]|<<< (?:FAILURE|ERROR)!"
-                                r"|\bFAILED\b|--- FAIL:|failing tests|\bFAIL\b")),
+                                r"|\bFAILED\b|--- FAIL:|failing tests|\bFAIL\b|^\s*not ok \d")),
     ("build summary", re.compile(r"BUILD FAIL|Failed to execute goal|What went wrong|"
                                  r"FAILURE: Build failed|exit code [1-9]", re.I)),
 )
