@@ -273,3 +273,21 @@ def test_rare_lines_prefer_lines_that_matter_and_never_repeat_a_shown_line(tmp_p
     numbers = [int(m) for m in re.findall(r"^\s*(\d+)\| ", res.text, re.M)]
     assert set(failed) <= set(numbers), res.text
     assert len(numbers) == len(set(numbers)), res.text  # no line shown twice
+
+
+def test_a_traceback_block_ends_with_the_exception_it_raised() -> None:
+    """``decimal.InvalidOperation: …`` says neither error nor exception: the block's own lines
+    stopped at the last frame, so its header named lines that left out what was raised."""
+    ok = [f"2026-12-05T08:{i // 60 % 60:02d}:{i % 60:02d} INFO app.http GET /items/{i} 200"
+          for i in range(3000)]
+    tb = ["2026-12-05T09:08:53 ERROR app.worker Unhandled exception in job 88213",
+          "Traceback (most recent call last):",
+          '  File "/srv/app/worker.py", line 212, in run_job',
+          "    result = handler(job.payload)",
+          "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]",
+          "INFO: retrying", "Done"]
+    log = "\n".join(ok[:2000] + tb + ok[2000:]) + "\n"
+    res = firewall("shell", log.encode(), archive=Archive(), policy=FirewallPolicy(min_tokens=0))
+    m = re.search(r"--- failure block: lines ([\d,]+)–([\d,]+) \(python traceback", res.text)
+    assert m, res.text
+    assert (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) == (2001, 2005)

@@ -342,6 +342,10 @@ _BOILER_ANY = ("Post job cleanup", "Cleaning up orphan", "Terminate orphan proce
                "Uploading artifact", "uploading artifact", "Saving cache", "safe.directory",
                "extraheader", "core.sshCommand", "actionable task")
 """Boilerplate recognised by a phrase anywhere in the line."""
+_PY_TRACEBACK = "Traceback (most recent call last)"
+_PY_RAISED = re.compile(r"[A-Za-z_][\w.]*(?::\s|$)")
+"""The line that ends a Python traceback, ``module.ExceptionName: message`` at column 0
+(``decimal.InvalidOperation: […]``: no keyword says it is an error)."""
 _DIAGNOSTIC = re.compile(r"\S+:\d+(?::\d+)?:? warning\b|\[WARNING\] \S+:\[\d+,\d+\] |"
                          r"warning(?:\[\w+\])?: ", re.I)
 """A compiler's or linter's warning diagnostic (``file.c:3:5: warning: …``, javac's
@@ -440,10 +444,15 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
             gap = 0
             indent = _indent(texts[i])
             soft = 0
+            traceback = _PY_TRACEBACK in texts[i]
             while j < len(seg):
                 r, s = roles[j]
                 if r == "signal" and report_owner(texts[j]) is not None:
                     break  # a test's failure report starts its own block
+                traceback = traceback or _PY_TRACEBACK in texts[j]
+                if r == "other" and traceback and _PY_RAISED.match(texts[j]) and \
+                        _indent(texts[j - 1]) > 0:  # right after the last frame's code
+                    r, s = "cont", 3  # a traceback's last line: the exception raised
                 if r == "other" and _indent(texts[j]) > max(indent, 1) and soft < 8:
                     soft += 1  # indented under the failure: kept if the block goes on
                     j += 1
