@@ -282,3 +282,34 @@ def test_tap_failure_reports_are_shown_whole(tmp_path: Path) -> None:
                    "error: 'bad digit:  7x '", "+   b: 5", "-   b: 2", "# fail 2"):
         assert any(needle in x for x in shown), (needle, res.text)
     assert "(test failure" in res.text or ", test failure" in res.text, res.text
+
+
+def test_a_recursions_repeated_frames_are_counted_not_shown(tmp_path: Path) -> None:
+    """Real java: an exception 60 frames deep in a recursion. Each repeated frame cost a line
+    of the block's budget, so the test's own frame below them was cut off."""
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.fail("a JDK is needed (apt-get install default-jdk-headless)")
+    (tmp_path / "Deep.java").write_text(
+        "public class Deep {\n"
+        "  static int descend(String raw, int n) {\n"
+        "    if (n == 0) return raw.length();\n"
+        "    return descend(raw, n - 1);\n"
+        "  }\n"
+        "  static void checkLedger() { descend(null, 60); }\n"
+        "  public static void main(String[] args) {\n"
+        "    for (int i = 0; i < 2000; i++) System.out.println(\"INFO step \" + i + \" ok\");\n"
+        "    checkLedger();\n"
+        "  }\n"
+        "}\n", encoding="utf-8")
+    subprocess.run(["javac", "Deep.java"], cwd=tmp_path, check=True, timeout=120)
+    out = _run(["java", "-XX:MaxJavaStackTraceDepth=1024", "Deep"], tmp_path)
+    lines = out.splitlines()
+    assert sum(1 for x in lines if "Deep.descend(Deep.java:4)" in x) >= 50
+    res = firewall("shell", out.encode(), archive=Archive(), policy=POLICY)
+    m = re.search(r"… lines ([\d,]+)–([\d,]+): (\d+) more the same as line ([\d,]+)", res.text)
+    assert m, res.text
+    same = int(m.group(4).replace(",", ""))
+    assert "Deep.descend(Deep.java:4)" in lines[same - 1] and int(m.group(3)) >= 40
+    for frame in ("Deep.checkLedger(Deep.java:6)", "Deep.main(Deep.java:9)",
+                  "java.lang.NullPointerException"):
+        assert frame in res.text, (frame, res.text)

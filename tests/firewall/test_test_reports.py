@@ -25,6 +25,10 @@ HEADERS = [
     ("--- FAIL: TestParseHeader (0.02s)", "TestParseHeader"),
     ("    --- FAIL: TestParseHeader/empty (0.00s)", "TestParseHeader/empty"),
     ("[info] - decodes a chunked body *** FAILED ***", "decodes a chunked body"),
+    # Surefire 3.x: the class and method joined by a dot, " -- " before the time, [ERROR] first
+    ("[ERROR] com.example.CodecTest.parsesEmptyBody -- Time elapsed: 0.011 s <<< ERROR!",
+     "com.example.CodecTest.parsesEmptyBody"),
+    ("not ok 401 - parses padded", "parses padded"),
     ("parsesEmptyBody(com.example.CodecTest)  Time elapsed: 0.031 sec  <<< FAILURE!",
      "parsesEmptyBody(com.example.CodecTest)"),
     ("com.example.CodecTest > parsesEmptyBody FAILED", "com.example.CodecTest > parsesEmptyBody"),

@@ -302,7 +302,8 @@ _REPORT = re.compile(
     r"^\s*--- FAIL: (?P<go>\S+)"  # go test
     r"|^(?:\[info\] )?- (?P<scala>.+?) \*\*\* FAILED \*\*\*"  # ScalaTest
     r"|^\s*(?P<scala2>\S.*?) \*\*\* FAILED \*\*\*"
-    r"|^(?P<surefire>\S+?\(\S+\)|\S+)\s+Time elapsed: .*<<< (?:FAILURE|ERROR)!"  # Maven Surefire
+    r"|^(?:\[ERROR\] )?(?P<surefire>\S+?\(\S+\)|\S+)(?: --)?\s+Time elapsed: .*<<< "
+    r"(?:FAILURE|ERROR)!"  # Maven Surefire (3.x: "[ERROR] Cls.method -- Time elapsed: …")
     r"|^\s*(?P<gradle>[\w$.]+ > .+?) FAILED\s*$"  # Gradle test task
     r"|^\s*\d+\) (?P<numbered>[\w\\$.]+(?:::|#)\w.*?)\s*$"  # PHPUnit, minitest
     r"|^\s*\d+\) (?P<mocha>\S.*):\s*$"  # Mocha, minitest: "1) Failure:"
@@ -501,8 +502,8 @@ def _report_end(texts: list[str], roles: list[tuple[str, int]], i: int) -> int:
     quiet = 0
     for j in range(i + 1, min(len(texts), i + _REPORT_MAX)):
         if report_owner(texts[j]) is not None or roles[j][0] == "summary" or \
-                _PASSED.match(texts[j]):
-            break
+                _PASSED.match(texts[j]) or texts[j].startswith(("[INFO] ", "[WARNING] ")):
+            break  # (Maven's own log lines are never part of a test's report)
         if roles[j][0] == "boiler":
             quiet += 1
             if quiet >= 3:

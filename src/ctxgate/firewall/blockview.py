@@ -302,7 +302,16 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, rare_n: in
         lines = [x for x in (part or b.lines) if x.number >= first]
         prev = None
         runs = _boiler_runs(lines)
+        repeats = _repeat_runs(lines)
         for i, k in enumerate(lines):
+            same = repeats.get(i)
+            if same is not None and (prev is None or k.number > prev.number):
+                # a recursion's frames: the line above, again and again
+                body.append(f"  … lines {k.number:,}–{same.number:,}: "
+                            f"{same.number - k.number + 1} more the same as line "
+                            f"{k.number - 1:,}")
+                prev = same
+                continue
             run = runs.get(i)
             if run is not None:  # a run of boilerplate: counted, not shown
                 body.append(f"  … lines {k.number:,}–{run.number:,}: {run.number - k.number + 1} "
@@ -368,6 +377,29 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, rare_n: in
 _BOILER_RUN = 4
 """Consecutive boilerplate lines (blank, ``[INFO] ----``, Maven's passing modules, cleanup)
 inside a block shown as one line that counts them, from this many on."""
+
+
+def _repeat_runs(lines: list[KnownLine]) -> dict[int, KnownLine]:
+    """Index of the second line of each run of at least :data:`_REPEAT_RUN` consecutive
+    identical lines in ``lines`` → the run's last line (the first of them is shown)."""
+    out: dict[int, KnownLine] = {}
+    i = 1
+    while i < len(lines):
+        j = i
+        while j < len(lines) and lines[j].number == lines[j - 1].number + 1 and (
+                lines[j].raw, lines[j].length, lines[j].end) == (
+                lines[i - 1].raw, lines[i - 1].length, lines[i - 1].end) and lines[j].raw.strip():
+            j += 1
+        if j - i + 1 >= _REPEAT_RUN:
+            out[i] = lines[j - 1]
+            i = j + 1
+        else:
+            i = max(j, i + 1)
+    return out
+
+
+_REPEAT_RUN = 3
+"""Identical consecutive lines from which all but the first are counted, not shown."""
 
 
 def _boiler_runs(lines: list[KnownLine]) -> dict[int, KnownLine]:
