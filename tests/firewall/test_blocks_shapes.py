@@ -291,3 +291,46 @@ def test_a_traceback_block_ends_with_the_exception_it_raised() -> None:
     m = re.search(r"--- failure block: lines ([\d,]+)–([\d,]+) \(python traceback", res.text)
     assert m, res.text
     assert (int(m.group(1).replace(",", "")), int(m.group(2).replace(",", ""))) == (2001, 2005)
+
+
+def test_a_block_that_opens_with_application_log_noise_shows_its_report() -> None:
+    """Passing tests log ``ERROR … failed to connect, retrying`` right above the failing test's
+    Surefire report; merged into one block, the noise took the block's top third and the
+    report fell in the omitted middle (the shape of an own Maven dev-corpus case)."""
+    noise = [f"2023-12-17 06:45:{i % 60:02d}.{i:03d} [pool-1-thread-{i % 3}] "
+             f"{('WARN ', 'INFO ', 'ERROR')[i % 3]} c.e.s.app.Repository - failed to connect to "
+             f"cache-{i}:6379, retrying (attempt {i % 5}/5)" for i in range(40)]
+    report = [
+        "[ERROR] Tests run: 6, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.037 s <<< "
+        "FAILURE! -- in com.example.ErrorHandlingTest",
+        "[ERROR] com.example.ErrorHandlingTest.keepsBatch95 -- Time elapsed: 0.004 s <<< "
+        "FAILURE!",
+        "org.opentest4j.AssertionFailedError: depth sum of 10 ==> expected: <65> but was: <55>",
+        *[f"\tat org.junit.jupiter.api.Frame{k}.call(Frame{k}.java:{100 + k})" for k in range(8)],
+        "\tat com.example.ErrorHandlingTest.keepsBatch95(ErrorHandlingTest.java:47)",
+        "", "[INFO] ", "[INFO] Results:", "[INFO] ", "[ERROR] Failures: ",
+        "[ERROR]   ErrorHandlingTest.keepsBatch95:47 depth sum of 10 ==> expected: <65> but "
+        "was: <55>",
+        "[INFO] ", "[ERROR] Tests run: 32, Failures: 1, Errors: 0, Skipped: 0", "[INFO] ",
+        "[INFO] BUILD FAILURE",
+        "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:"
+        "test (default-test) on project shipping-app: There are test failures.",
+        *["[ERROR] Please refer to target/surefire-reports for the individual test results.",
+          "[ERROR] -> [Help 1]", "[ERROR] ",
+          "[ERROR] Re-run Maven using the -X switch to enable full debug logging."],
+    ]
+    earlier = [  # another test class's report, far above: the reports share the budget
+        "[ERROR] Tests run: 9, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.2 s <<< "
+        "FAILURE! -- in com.example.FailoverTest",
+        "[ERROR] com.example.FailoverTest.validatesLabel -- Time elapsed: 0.030 s <<< FAILURE!",
+        "org.opentest4j.AssertionFailedError: expected: <SHI-111> but was: <SHI-110>",
+        *[f"\tat org.junit.jupiter.api.Frame{k}.call(Frame{k}.java:{100 + k})" for k in range(8)],
+        ""]
+    build = [f"[INFO] Running com.example.T{i}Test" for i in range(3000)]
+    log = ("\n".join(build[:1500] + earlier + build[1500:] + noise + report +
+                      ["Finished: FAILURE"]) + "\n").encode()
+    d = digest_of(log)
+    for needle in ("keepsBatch95 -- Time elapsed", "expected: <65> but was: <55>",
+                   "ErrorHandlingTest.java:47", "[ERROR] Failures:",
+                   "Tests run: 32, Failures: 1"):
+        assert needle in d.text, (needle, d.text)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "last_lines", "pick_blocks", "report_owner", "visible"]
+           "last_lines", "pick_blocks", "report_owner", "strong_line", "visible"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -398,6 +398,23 @@ def _role(text: str) -> tuple[str, int]:
     if _FRAME.search(text):
         return "cont", 0
     return "other", 0
+
+
+def strong_line(line: KnownLine) -> bool:
+    """Whether a line says what failed on its own: a test report's header, a summary, or an
+    error signal that is not an application's log line (``2023-… [main] ERROR x - retrying``
+    is what passing tests print too)."""
+    text = _text(line)
+    role, _ = _role(text)
+    if role == "signal" and report_owner(text) is not None:
+        return True
+    return role in ("signal", "summary") and not _APP_LOG.match(
+        visible(line.raw).decode("utf-8", "replace"))
+
+
+_APP_LOG = re.compile(r"\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,\d]*Z?\s+(?:\[[^\]]*\]\s+)?"
+                      r"(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|SEVERE|FATAL)\b")
+"""An application's log line: timestamp, optional [thread], level."""
 
 
 def is_boilerplate(line: KnownLine) -> bool:

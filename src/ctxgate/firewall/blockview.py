@@ -25,6 +25,7 @@ from ctxgate.firewall.blocks import (
     is_boilerplate,
     last_lines,
     pick_blocks,
+    strong_line,
     visible,
 )
 from ctxgate.firewall.render import GREP_MATTERS, Digest
@@ -211,8 +212,16 @@ def _bounded_windows(windows: list, room: int) -> list[KnownLine]:
 
 
 def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
-    """The most lines of ``b`` from both ends (two thirds from the top) that fit ``room``."""
+    """The most lines of ``b`` from both ends (two thirds from the top) that fit ``room``.
+
+    A block that opens with application log lines (a passing test's ``ERROR … retrying``,
+    merged with the failure below it) is shown from the line above its first strong line (a
+    test report's header, a summary, a signal that is not an application log line): its top
+    third would otherwise go to the noise and the report would fall in the omitted middle."""
     lines = list(b.lines)
+    first = next((i for i, x in enumerate(lines) if strong_line(x)), 0)
+    if first > _NOISE_LEAD:
+        lines = lines[first - 1:]
     lo, hi = 2, len(lines)
     best = lines[:1] + lines[-1:]
     while lo <= hi:
@@ -224,6 +233,10 @@ def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
         else:
             hi = mid - 1
     return best
+
+
+_NOISE_LEAD = 3
+"""Lines a block may open with before its first strong line and still be shown from its top."""
 
 
 def _head(r: Renderer, n: int):
@@ -321,6 +334,9 @@ def _assemble(r: Renderer, head, chosen, tail: list[KnownLine], rare, rare_n: in
                 continue
             if prev is not None and k.number <= prev.number:
                 continue
+            if prev is None and k.number > first:
+                body.append(f"  … lines {first:,}–{k.number - 1:,} of this block not "
+                            f"shown: ctxgate expand {r.id} --lines {first}:{k.number - 1}")
             if prev is not None and k.number > prev.number + 1:
                 body.append(f"  … lines {prev.number + 1:,}–{k.number - 1:,} of this block not "
                             f"shown: ctxgate expand {r.id} --lines {prev.number + 1}:"
