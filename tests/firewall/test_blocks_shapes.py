@@ -334,3 +334,35 @@ def test_a_block_that_opens_with_application_log_noise_shows_its_report() -> Non
                    "ErrorHandlingTest.java:47", "[ERROR] Failures:",
                    "Tests run: 32, Failures: 1"):
         assert needle in d.text, (needle, d.text)
+
+
+def test_a_report_among_many_windows_of_logged_errors_is_analysed() -> None:
+    """Passing tests that log ERROR lines make hundreds of windows; the analysis keeps a
+    bounded number of lines, and kept the first and the latest windows: the one failing
+    test's report, in the middle, was never looked at."""
+    lines: list[str] = []
+    for i in range(4000):
+        if i == 1500:
+            lines += [
+                "[ERROR] Tests run: 8, Failures: 0, Errors: 1, Skipped: 0, Time elapsed: 0.1 s "
+                "<<< FAILURE! -- in com.example.ReportingServiceTest",
+                "[ERROR] com.example.ReportingServiceTest.acceptsEmptyInput -- Time elapsed: "
+                "0.023 s <<< ERROR!",
+                "java.lang.IllegalStateException: segment closed-61 is closed (state=CLOSED)",
+                "\tat com.example.ReportingPipeline.resolve(ReportingPipeline.java:46)",
+                "\tat com.example.ReportingServiceTest.acceptsEmptyInput(ReportingServiceTest"
+                ".java:28)", ""]
+        elif i % 15 == 0:
+            lines.append(f"2023-12-23T01:18:{i % 60:02d}.083Z ERROR 4711 --- [main] c.e.Sched"
+                         f" : upstream returned HTTP 503 (error), retry {i % 3}/3 scheduled")
+        else:
+            lines.append(f"2023-12-23T01:18:{i % 60:02d}.074Z  INFO 4711 --- [pool-1] c.e.Repo"
+                         f" : request {i:05x} completed status=200")
+    lines += ["[ERROR] Tests run: 30, Failures: 0, Errors: 1, Skipped: 1", "[INFO] BUILD FAILURE",
+              "Build step 'mvn' exited with code 1"]
+    d = digest_of(("\n".join(lines) + "\n").encode())
+    # shown as the failure block it is (the rare-shape list showing its lines is not enough:
+    # a log of varied lines has no rare shapes to list)
+    assert re.search(r"^--- failure block: lines 1,50[01]–[\d,]+ \((?:java stack trace|test "
+                     r"failure)", d.text, re.M), d.text
+    assert "segment closed-61 is closed" in d.text, d.text

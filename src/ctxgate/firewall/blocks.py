@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "last_lines", "pick_blocks", "report_owner", "strong_line", "visible"]
+           "last_lines", "opens_report", "pick_blocks", "report_owner", "strong_line",
+           "visible"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -196,7 +197,7 @@ class WindowCollector:
         else:
             if len(self._last) == self._last.maxlen:
                 old = self._last[0]
-                if len(self._reports) < KEEP_REPORTS and _opens_report(old):
+                if len(self._reports) < KEEP_REPORTS and opens_report(old):
                     self._reports.append(old)  # a test's failure report: kept, not dropped
                 else:
                     self._dropped += 1
@@ -216,7 +217,7 @@ class WindowCollector:
         w.next_pos = pos
 
 
-def _opens_report(lines: list[KnownLine]) -> bool:
+def opens_report(lines: list[KnownLine]) -> bool:
     """Whether a window holds a line that heads a test-failure report (one bytes search over
     the window for what every header holds; only the lines it finds are read further)."""
     blob = b"\n".join(x.raw for x in lines)

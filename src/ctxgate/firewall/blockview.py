@@ -24,6 +24,7 @@ from ctxgate.firewall.blocks import (
     find_blocks,
     is_boilerplate,
     last_lines,
+    opens_report,
     pick_blocks,
     strong_line,
     visible,
@@ -196,19 +197,28 @@ def _grow(chosen, known: list[KnownLine], size, room: int):
 
 
 def _bounded_windows(windows: list, room: int) -> list[KnownLine]:
-    """Lines of the kept windows, at most ``room``: the first window, then the latest ones
-    (a flood of lines that matter would otherwise make the analysis slow)."""
+    """Lines of the kept windows, at most ``room``: the first window, the windows that hold a
+    test's failure report (in a long log of passing tests that log errors, the report sits in
+    the middle), then the latest ones (a flood of lines that matter would otherwise make the
+    analysis slow)."""
     if sum(len(w) for w in windows) <= room:
         return [x for w in windows for x in w]
     picked = windows[:1]
     used = len(windows[0]) if windows else 0
+    for w in windows[1:]:
+        if opens_report(w) and used + len(w) <= room // 2:
+            picked.append(w)
+            used += len(w)
     late: list = []
     for w in reversed(windows[1:]):
+        if any(w is p for p in picked):
+            continue
         if used + len(w) > room:
             break
         late.append(w)
         used += len(w)
-    return [x for w in picked + late[::-1] for x in w]
+    order = {id(w): i for i, w in enumerate(windows)}
+    return [x for w in sorted(picked + late, key=lambda w: order[id(w)]) for x in w]
 
 
 def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
