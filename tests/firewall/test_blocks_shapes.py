@@ -366,3 +366,35 @@ def test_a_report_among_many_windows_of_logged_errors_is_analysed() -> None:
     assert re.search(r"^--- failure block: lines 1,50[01]–[\d,]+ \((?:java stack trace|test "
                      r"failure)", d.text, re.M), d.text
     assert "segment closed-61 is closed" in d.text, d.text
+
+
+def test_a_handled_exceptions_trace_above_a_report_does_not_hide_the_report() -> None:
+    """A passing test prints the stack trace of an exception it handled, right above the
+    failing test's report; one block, shown from its top, showed the handled trace and hid
+    the report (an own Maven dev-corpus case: 1 of 77 labelled lines shown)."""
+    junit = [f"\tat org.junit.platform.engine.support.hierarchical.Node{k}.execute(Node{k}.java:"
+             f"{70 + k})" for k in range(40)]
+    handled = ["java.lang.IllegalStateException: retry budget exhausted for orders",
+               "\tat com.example.TestLog.connect(TestLog.java:56)", *junit, *[
+                   f"\tat org.junit.jupiter.engine.execution.Invoker{k}.proceed(Invoker{k}.java:"
+                   f"{30 + k})" for k in range(60)]]
+    report = [
+        "[ERROR] Tests run: 4, Failures: 1, Errors: 0, Skipped: 0, Time elapsed: 0.1 s <<< "
+        "FAILURE! -- in com.example.PricingServiceTest",
+        "[ERROR] com.example.PricingServiceTest.appliesDiscount -- Time elapsed: 0.02 s <<< "
+        "FAILURE!",
+        "org.opentest4j.AssertionFailedError: expected: <90> but was: <100>",
+        "\tat com.example.PricingServiceTest.appliesDiscount(PricingServiceTest.java:31)",
+        *junit, "", "[INFO] ", "[INFO] Results:", "[ERROR] Failures: ",
+        "[ERROR]   PricingServiceTest.appliesDiscount:31 expected: <90> but was: <100>",
+        "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0", "[INFO] BUILD FAILURE",
+        "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:"
+        "test (default-test) on project pricing-core: There are test failures."]
+    words = "copy resolve fetch index scan link pack sign verify upload note".split()
+    build = [" ".join(["[INFO]"] + [words[(i * k + k) % len(words)] for k in range(1, 2 + i % 6)])
+             for i in range(400)]  # many line shapes: no rare-shape list shows the report
+    d = digest_of(("\n".join(build + handled + report) + "\n").encode())
+    assert "rare lines" not in d.text
+    for needle in ("appliesDiscount -- Time elapsed", "expected: <90> but was: <100>",
+                   "PricingServiceTest.java:31"):
+        assert needle in d.text, (needle, d.text)

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "last_lines", "opens_report", "pick_blocks", "report_owner", "strong_line",
-           "visible"]
+           "last_lines", "opens_report", "pick_blocks", "report_header", "report_owner",
+           "strong_line", "visible"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -399,6 +399,11 @@ def _role(text: str) -> tuple[str, int]:
     if _FRAME.search(text):
         return "cont", 0
     return "other", 0
+
+
+def report_header(line: KnownLine) -> bool:
+    """Whether a line heads a test's failure report (:func:`report_owner` of its text)."""
+    return report_owner(_text(line)) is not None
 
 
 def strong_line(line: KnownLine) -> bool:

@@ -26,6 +26,7 @@ from ctxgate.firewall.blocks import (
     last_lines,
     opens_report,
     pick_blocks,
+    report_header,
     strong_line,
     visible,
 )
@@ -224,12 +225,15 @@ def _bounded_windows(windows: list, room: int) -> list[KnownLine]:
 def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
     """The most lines of ``b`` from both ends (two thirds from the top) that fit ``room``.
 
-    A block that opens with application log lines (a passing test's ``ERROR … retrying``,
-    merged with the failure below it) is shown from the line above its first strong line (a
-    test report's header, a summary, a signal that is not an application log line): its top
-    third would otherwise go to the noise and the report would fall in the omitted middle."""
+    A block that opens with other lines (a passing test's ``ERROR … retrying`` or the stack
+    trace of an exception it handled, merged with the failure below it) is shown from the line
+    above its first test report header, or without one its first strong line (a summary, a
+    signal that is not an application log line): its top third would otherwise go to the
+    noise and the report would fall in the omitted middle."""
     lines = list(b.lines)
-    first = next((i for i, x in enumerate(lines) if strong_line(x)), 0)
+    first = next((i for i, x in enumerate(lines) if report_header(x)), None)
+    if first is None:
+        first = next((i for i, x in enumerate(lines) if strong_line(x)), 0)
     if first > _NOISE_LEAD:
         lines = lines[first - 1:]
     lo, hi = 2, len(lines)
