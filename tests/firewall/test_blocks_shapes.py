@@ -398,3 +398,36 @@ def test_a_handled_exceptions_trace_above_a_report_does_not_hide_the_report() ->
     for needle in ("appliesDiscount -- Time elapsed", "expected: <90> but was: <100>",
                    "PricingServiceTest.java:31"):
         assert needle in d.text, (needle, d.text)
+
+
+def test_a_report_cut_by_its_windows_size_cap_is_kept_whole() -> None:
+    """The scan keeps windows of at most 240 lines around lines that matter. A report whose
+    header fell near the end of a window in the middle of the log lost its message and frames:
+    they were in the next window, which was dropped."""
+    from ctxgate.firewall.blocks import BEFORE_LINES, WINDOW_MAX_LINES
+
+    def noise(n: int, at: int = 0) -> list[str]:  # a line that matters every 10 lines
+        return [f"2023-11-19 01:16:{i % 60:02d}.921 [main] ERROR c.e.Sched - failed to connect "
+                f"to cache-{i % 7}, retrying" if i % 10 == 0 else
+                f"2023-11-19 01:16:{i % 60:02d}.935 [main] INFO  c.e.Svc - job {i} ok"
+                for i in range(at, at + n)]
+
+    words = "copy resolve fetch index scan link pack sign verify upload note".split()
+    lines = [" ".join(["[INFO]"] + [words[(i * k + k) % len(words)] for k in range(1, 2 + i % 6)])
+             for i in range(1000)]
+    first_hit = len(lines) + 1
+    # windows then run back to back: [first_hit - 6 + 240k, first_hit + 233 + 240k]; the
+    # report header goes 3 lines before the end of window 6 (past the 4 kept first ones)
+    header_at = first_hit - BEFORE_LINES + WINDOW_MAX_LINES * 7 - 4
+    lines += noise(header_at - first_hit)
+    lines += ["[ERROR] com.example.IntegrationTest.computesRounding -- Time elapsed: 0.018 s <<< "
+              "FAILURE!", "org.opentest4j.AssertionFailedError: compute ==> expected: <566> but "
+              "was: <564>"]
+    lines += [f"\tat org.junit.jupiter.api.AssertionFailureBuilder.step{k}(AssertionFailureBuilder"
+              f".java:{151 + k})" for k in range(12)]
+    lines += ["\tat com.example.IntegrationTest.computesRounding(IntegrationTest.java:77)", ""]
+    lines += noise(3000, 7)  # many windows after it: the middle ones are dropped
+    lines += ["[ERROR] Tests run: 30, Failures: 1, Errors: 0, Skipped: 0", "[INFO] BUILD FAILURE"]
+    d = digest_of(("\n".join(lines) + "\n").encode())
+    assert "computesRounding -- Time elapsed" in d.text, d.text
+    assert "IntegrationTest.java:77" in d.text, d.text

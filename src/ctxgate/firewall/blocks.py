@@ -197,8 +197,14 @@ class WindowCollector:
         else:
             if len(self._last) == self._last.maxlen:
                 old = self._last[0]
+                kept = self._reports[-1] if self._reports else None
                 if len(self._reports) < KEEP_REPORTS and opens_report(old):
                     self._reports.append(old)  # a test's failure report: kept, not dropped
+                elif kept is not None and len(kept) >= WINDOW_MAX_LINES and \
+                        old[0].number == kept[-1].number + 1:
+                    # the report window was cut at its size cap: its report goes on here
+                    self._reports[-1] = kept + old[:_REPORT_MAX]
+                    self._dropped += 1
                 else:
                     self._dropped += 1
             self._last.append(w.lines)
@@ -716,5 +722,7 @@ def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
     if reports:  # the tests' failure reports before the first failed step's end
         picked = [r for r in (reports[0], reports[-1]) if r not in ends]
         ends = ends[:1] + list(dict.fromkeys(picked)) + ends[1:]
-    rest = sorted((b for b in blocks if b not in ends), key=lambda b: (-weight(b), -b.last))
+    # blocks of application log lines alone (a passing test's "ERROR … retrying") come last
+    rest = sorted((b for b in blocks if b not in ends),
+                  key=lambda b: (not any(strong_line(x) for x in b.lines), -weight(b), -b.last))
     return ends + rest

@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ctxgate.firewall.blocks import (
+    WINDOW_MAX_LINES,
     Block,
     KnownLine,
     find_blocks,
@@ -207,7 +208,7 @@ def _bounded_windows(windows: list, room: int) -> list[KnownLine]:
     picked = windows[:1]
     used = len(windows[0]) if windows else 0
     for w in windows[1:]:
-        if opens_report(w) and used + len(w) <= room // 2:
+        if opens_report(w) and used + len(w) <= room - 2 * WINDOW_MAX_LINES:
             picked.append(w)
             used += len(w)
     late: list = []
