@@ -22,6 +22,11 @@ tuning: 13 logs). LogChunks (``--logchunks``, see ``logchunks.py``) held out by 
 repositories whose name's SHA-256 starts with 0-4 (213 logs of 23 repositories); the misses of
 the other 505 logs (57 repositories) were read while tuning, the held-out ones never.
 
+Own data: ``DATA_DIR`` may be any corpus in the same layout (``<group>/<case>/fail.log`` and
+``groundtruth``), such as the own Maven corpus of ``scripts/digest_dev/maven_logs.py``
+(real offline Maven builds, failure lines labelled from what was injected; where digest
+choices are made now): its rows are named after the directory, with no dev/held-out split.
+
 Usage: python benchmarks/digest_recall.py [DATA_DIR] [--baseline SRC] [--per-case]
        [--logchunks DIR [--logchunks-limit N]]
 """
@@ -282,9 +287,12 @@ def main(argv: list[str]) -> int:
           "| first line reachable by one named expand | labelled lines visible or reachable "
           "by a named expand | pooled line recall |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    splits = [("cidiff all", lambda r: r["source"] == "cidiff"),
-              ("cidiff dev", lambda r: r["source"] == "cidiff" and not r["held_out"]),
-              ("cidiff held-out", lambda r: r["source"] == "cidiff" and r["held_out"])]
+    if data.resolve() == DEFAULT_DATA.resolve():
+        splits = [("cidiff all", lambda r: r["source"] == "cidiff"),
+                  ("cidiff dev", lambda r: r["source"] == "cidiff" and not r["held_out"]),
+                  ("cidiff held-out", lambda r: r["source"] == "cidiff" and r["held_out"])]
+    else:  # another corpus in the same layout (the own Maven corpus): no cidiff split
+        splits = [(f"{data.name} (all)", lambda r: r["source"] == "cidiff")]
     if chunks_dir:
         splits += [("LogChunks all", lambda r: r["source"] == "logchunks"),
                    ("LogChunks dev", lambda r: r["source"] == "logchunks" and not r["held_out"]),
