@@ -272,6 +272,9 @@ class Block:
     """The test a test-failure report in the block names (``TestFoo/bar``, ``Class#test_x``)."""
     core: tuple[int, int] | None = None
     """The block's own first and last lines when the digest shows it with lines around it."""
+    strong: bool = True
+    """The block has a strong line (:func:`strong_line`); False for application log lines
+    alone (a passing test's ``ERROR … retrying``)."""
 
     @property
     def size(self) -> int:
@@ -511,7 +514,8 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
         blocks = sorted([*blocks, *leads], key=lambda b: (b.first, b.last))
     return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
                                     lines=b.lines, label=_label([_text(x) for x in b.lines]),
-                                    ends_step=b.ends_step, owner=_owner(b.lines))
+                                    ends_step=b.ends_step, owner=_owner(b.lines),
+                                    strong=any(strong_line(x) for x in b.lines))
             for b in _bridge(_merge(blocks), by_no)]
 
 
@@ -724,5 +728,5 @@ def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:
         ends = ends[:1] + list(dict.fromkeys(picked)) + ends[1:]
     # blocks of application log lines alone (a passing test's "ERROR … retrying") come last
     rest = sorted((b for b in blocks if b not in ends),
-                  key=lambda b: (not any(strong_line(x) for x in b.lines), -weight(b), -b.last))
+                  key=lambda b: (not b.strong, -weight(b), -b.last))
     return ends + rest

@@ -190,7 +190,7 @@ def _grow(chosen, known: list[KnownLine], size, room: int):
                 lines = b.lines + more if below else more + b.lines
                 g = Block(first=lines[0].number, last=lines[-1].number, label=b.label,
                           severity=b.severity, lines=lines, ends_step=b.ends_step,
-                          owner=b.owner, core=b.core or (b.first, b.last))
+                          owner=b.owner, core=b.core or (b.first, b.last), strong=b.strong)
                 trial = out[:i] + [(g, None)] + out[i + 1:]
                 if size(trial) > room:
                     break
