@@ -25,6 +25,7 @@ Everything is a pure function of the output's bytes: the same output gives the s
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from dataclasses import dataclass
@@ -388,8 +389,11 @@ def _text(line: KnownLine) -> str:
     return _PREFIX.sub("", t, count=1)
 
 
+@functools.lru_cache(maxsize=8192)
 def _role(text: str) -> tuple[str, int]:
-    """(role, severity): ``signal``, ``summary``, ``cont``, ``boiler`` or ``other``."""
+    """(role, severity): ``signal``, ``summary``, ``cont``, ``boiler`` or ``other``.
+
+    Memoised: a line's role is asked for when blocks are grown, labelled and ordered."""
     if _BOILER_START.match(text) or any(p in text for p in _BOILER_ANY):
         return "boiler", 0
     if report_owner(text) is not None:
