@@ -431,3 +431,28 @@ def test_a_report_cut_by_its_windows_size_cap_is_kept_whole() -> None:
     d = digest_of(("\n".join(lines) + "\n").encode())
     assert "computesRounding -- Time elapsed" in d.text, d.text
     assert "IntegrationTest.java:77" in d.text, d.text
+
+
+def test_room_left_by_a_last_block_shown_in_part_goes_to_the_next_block() -> None:
+    """The last failed step's block did not fit whole and was shown from its first strong
+    line: a few lines, far under the soft target. The digest stopped there, and the compiler
+    errors above it (the cause) were only named."""
+    words = "copy resolve fetch index scan link pack sign verify upload note".split()
+    filler = [" ".join(["[INFO]"] + [words[(i * k + k) % len(words)] for k in range(1, 2 + i % 6)])
+              for i in range(300)]
+    cause = ["[ERROR] COMPILATION ERROR : ",
+             "[ERROR] /src/main/java/com/acme/Helper.java:[14,20] cannot find symbol",
+             "[ERROR]   symbol:   method sqr(int)",
+             "[ERROR]   location: class java.lang.Math",
+             "[ERROR] /src/main/java/com/acme/Helper.java:[18,33] incompatible types: "
+             "java.lang.String cannot be converted to int",
+             "[INFO] 2 errors "]
+    lead = [f"2023-12-17 06:45:{i:02d}.972 [main] WARN  c.e.App - failed to connect to cache-{i},"
+            f" retrying" for i in range(60)]
+    last = ["[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.13.0"
+            ":compile (default-compile) on project storage: Compilation failure",
+            "Build step 'mvn' exited with code 1"]
+    log = "\n".join(filler[:150] + cause + filler[150:] + lead + last) + "\n"
+    d = digest_of(log.encode())
+    assert "cannot find symbol" in d.text and "incompatible types" in d.text, d.text
+    assert "Failed to execute goal" in d.text, d.text

@@ -104,6 +104,7 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     max_blocks = max(1, min(r.policy.digest_error_lines, _MAX_BLOCKS))
     order = pick_blocks(blocks, s.lines)[:max_blocks]
     reports = any(b.owner for b in order[1:])
+    shown_from_ends = False  # the first block did not fit and took the larger room
     for i, b in enumerate(order):
         trial = chosen + [(b, None)]
         if len(text(trial, tail_lines, rare_n).encode("utf-8")) <= target:
@@ -127,13 +128,14 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
             room = min(budget, _LAST_BLOCK_BYTES)
             keep = _fit_ends(lambda part, b=b: text([(b, part)], tail_lines, rare_n), b, room)
             chosen = [(b, keep)]
-            break
+            shown_from_ends = True
+            continue  # what it left of the soft target may still show another block's ends
         # another block that does not fit whole: its ends, when a few lines fit (an error
         # or exception block may take the digest to _SECOND_BLOCK_BYTES: the cause is often
         # a stack trace above the summary that failed the run)
         # (not the first failed step's end: the last one, shown, says what failed)
         room = min(budget, _SECOND_BLOCK_BYTES) if b.severity >= 3 and not b.ends_step \
-            else target
+            and not shown_from_ends else target
         keep = _fit_ends(lambda part, b=b, c=chosen: text(c + [(b, part)], tail_lines, rare_n),
                          b, room)
         if len(keep) >= 4 and len(text(chosen + [(b, keep)], tail_lines,
