@@ -424,11 +424,11 @@ def strong_line(line: KnownLine) -> bool:
     error signal that is not an application's log line (``2023-… [main] ERROR x - retrying``
     is what passing tests print too)."""
     text = _text(line)
-    role, _ = _role(text)
-    if role == "signal" and report_owner(text) is not None:
-        return True
-    return role in ("signal", "summary") and not _APP_LOG.match(
-        visible(line.raw).decode("utf-8", "replace"))
+    if _role(text)[0] not in ("signal", "summary"):
+        return False
+    # (a report header is a signal; only an app-log-looking one needs the second regex)
+    return not _APP_LOG.match(visible(line.raw).decode("utf-8", "replace")) \
+        or report_owner(text) is not None
 
 
 _APP_LOG = re.compile(r"\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[.,\d]*Z?\s+(?:\[[^\]]*\]\s+)?"

@@ -207,22 +207,20 @@ def _bounded_windows(windows: list, room: int) -> list[KnownLine]:
     analysis slow)."""
     if sum(len(w) for w in windows) <= room:
         return [x for w in windows for x in w]
-    picked = windows[:1]
+    picked = {0} if windows else set()
     used = len(windows[0]) if windows else 0
-    for w in windows[1:]:
+    for i, w in enumerate(windows[1:], start=1):
         if opens_report(w) and used + len(w) <= room - 2 * WINDOW_MAX_LINES:
-            picked.append(w)
+            picked.add(i)
             used += len(w)
-    late: list = []
-    for w in reversed(windows[1:]):
-        if any(w is p for p in picked):
+    for i in range(len(windows) - 1, 0, -1):
+        if i in picked:
             continue
-        if used + len(w) > room:
+        if used + len(windows[i]) > room:
             break
-        late.append(w)
-        used += len(w)
-    order = {id(w): i for i, w in enumerate(windows)}
-    return [x for w in sorted(picked + late, key=lambda w: order[id(w)]) for x in w]
+        picked.add(i)
+        used += len(windows[i])
+    return [x for i in sorted(picked) for x in windows[i]]
 
 
 def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
