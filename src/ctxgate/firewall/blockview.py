@@ -410,23 +410,36 @@ _BOILER_RUN = 4
 inside a block shown as one line that counts them, from this many on."""
 
 
-def _repeat_runs(lines: list[KnownLine]) -> dict[int, KnownLine]:
-    """Index of the second line of each run of at least :data:`_REPEAT_RUN` consecutive
-    identical lines in ``lines`` → the run's last line (the first of them is shown)."""
+def _runs(lines: list[KnownLine], joins, least: int) -> dict[int, KnownLine]:
+    """Index of the first line of each run of at least ``least`` lines for which
+    ``joins(k, start)`` holds (line ``k`` continues the run begun at ``start``) → the run's
+    last line."""
     out: dict[int, KnownLine] = {}
-    i = 1
+    i = 0
     while i < len(lines):
         j = i
-        while j < len(lines) and lines[j].number == lines[j - 1].number + 1 and (
-                lines[j].raw, lines[j].length, lines[j].end) == (
-                lines[i - 1].raw, lines[i - 1].length, lines[i - 1].end) and lines[j].raw.strip():
+        while j < len(lines) and joins(j, i):
             j += 1
-        if j - i + 1 >= _REPEAT_RUN:
+        if j - i >= least:
             out[i] = lines[j - 1]
-            i = j + 1
+            i = j
         else:
             i = max(j, i + 1)
     return out
+
+
+def _repeat_runs(lines: list[KnownLine]) -> dict[int, KnownLine]:
+    """Index of the second line of each run of at least :data:`_REPEAT_RUN` consecutive
+    identical lines in ``lines`` → the run's last line (the first of them is shown)."""
+
+    def same_as_above_start(k: int, start: int) -> bool:
+        if start == 0:  # the first line has no line above it to repeat
+            return False
+        x, ref = lines[k], lines[start - 1]
+        return x.number == lines[k - 1].number + 1 and bool(x.raw.strip()) \
+            and (x.raw, x.length, x.end) == (ref.raw, ref.length, ref.end)
+
+    return _runs(lines, same_as_above_start, _REPEAT_RUN - 1)
 
 
 _REPEAT_RUN = 3
@@ -436,20 +449,8 @@ _REPEAT_RUN = 3
 def _boiler_runs(lines: list[KnownLine]) -> dict[int, KnownLine]:
     """Index of the first line of each run of at least :data:`_BOILER_RUN` consecutive
     boilerplate lines in ``lines`` → the run's last line."""
-    out: dict[int, KnownLine] = {}
-    i = 0
-    while i < len(lines):
-        j = i
-        while j < len(lines) and is_boilerplate(lines[j]) and (
-                j == i or lines[j].number == lines[j - 1].number + 1):
-            j += 1
-        if j - i >= _BOILER_RUN:
-            out[i] = lines[j - 1]
-            i = j
-        else:
-            i = max(j, i + 1)
-    return out
-
+    return _runs(lines, lambda k, start: is_boilerplate(lines[k]) and (
+        k == start or lines[k].number == lines[k - 1].number + 1), _BOILER_RUN)
 
 
 def _unshown(r: Renderer, chosen, all_blocks: list[Block], more: int) -> list[str]:
