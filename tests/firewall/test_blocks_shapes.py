@@ -368,6 +368,15 @@ def test_a_report_among_many_windows_of_logged_errors_is_analysed() -> None:
     assert "segment closed-61 is closed" in d.text, d.text
 
 
+_WORDS = "copy resolve fetch index scan link pack sign verify upload note".split()
+
+
+def _varied_info_lines(n: int) -> list[str]:
+    """``n`` build lines of many shapes (1-6 words each): a log with no rare shapes to list."""
+    return [" ".join(["[INFO]"] + [_WORDS[(i * k + k) % len(_WORDS)] for k in range(1, 2 + i % 6)])
+            for i in range(n)]
+
+
 def test_a_handled_exceptions_trace_above_a_report_does_not_hide_the_report() -> None:
     """A passing test prints the stack trace of an exception it handled, right above the
     failing test's report; one block, shown from its top, showed the handled trace and hid
@@ -390,9 +399,7 @@ def test_a_handled_exceptions_trace_above_a_report_does_not_hide_the_report() ->
         "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0", "[INFO] BUILD FAILURE",
         "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:"
         "test (default-test) on project pricing-core: There are test failures."]
-    words = "copy resolve fetch index scan link pack sign verify upload note".split()
-    build = [" ".join(["[INFO]"] + [words[(i * k + k) % len(words)] for k in range(1, 2 + i % 6)])
-             for i in range(400)]  # many line shapes: no rare-shape list shows the report
+    build = _varied_info_lines(400)  # many line shapes: no rare-shape list shows the report
     d = digest_of(("\n".join(build + handled + report) + "\n").encode())
     assert "rare lines" not in d.text
     for needle in ("appliesDiscount -- Time elapsed", "expected: <90> but was: <100>",
@@ -412,9 +419,7 @@ def test_a_report_cut_by_its_windows_size_cap_is_kept_whole() -> None:
                 f"2023-11-19 01:16:{i % 60:02d}.935 [main] INFO  c.e.Svc - job {i} ok"
                 for i in range(at, at + n)]
 
-    words = "copy resolve fetch index scan link pack sign verify upload note".split()
-    lines = [" ".join(["[INFO]"] + [words[(i * k + k) % len(words)] for k in range(1, 2 + i % 6)])
-             for i in range(1000)]
+    lines = _varied_info_lines(1000)
     first_hit = len(lines) + 1
     # windows then run back to back: [first_hit - 6 + 240k, first_hit + 233 + 240k]; the
     # report header goes 3 lines before the end of window 6 (past the 4 kept first ones)
@@ -437,9 +442,7 @@ def test_room_left_by_a_last_block_shown_in_part_goes_to_the_next_block() -> Non
     """The last failed step's block did not fit whole and was shown from its first strong
     line: a few lines, far under the soft target. The digest stopped there, and the compiler
     errors above it (the cause) were only named."""
-    words = "copy resolve fetch index scan link pack sign verify upload note".split()
-    filler = [" ".join(["[INFO]"] + [words[(i * k + k) % len(words)] for k in range(1, 2 + i % 6)])
-              for i in range(300)]
+    filler = _varied_info_lines(300)
     cause = ["[ERROR] COMPILATION ERROR : ",
              "[ERROR] /src/main/java/com/acme/Helper.java:[14,20] cannot find symbol",
              "[ERROR]   symbol:   method sqr(int)",
