@@ -253,6 +253,7 @@ def test_rare_lines_prefer_lines_that_matter_and_never_repeat_a_shown_line(tmp_p
     """A real ``pytest -v`` run: 900 PASSED progress lines and two FAILED ones. The rare-line
     slots used to go to the session header (lines 1-6, the first two shown in the head
     already); the FAILED progress lines were left out."""
+    import os
     import subprocess
     import sys
 
@@ -262,8 +263,11 @@ def test_rare_lines_prefer_lines_that_matter_and_never_repeat_a_shown_line(tmp_p
              "def test_totals():\n    assert {'b': 5} == {'b': 2}\n"]
     body += [f"def test_more_{i}():\n    assert True\n" for i in range(450)]
     (tmp_path / "test_many.py").write_text("".join(body), encoding="utf-8")
+    # pytest prints whole assertion diffs when it sees CI or BUILD_NUMBER in the environment;
+    # the longer failure block then leaves no room for rare lines, so both are unset here
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER")}
     out = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
-                          "-p", "no:randomly", "test_many.py"], cwd=tmp_path,
+                          "-p", "no:randomly", "test_many.py"], cwd=tmp_path, env=env,
                          capture_output=True, timeout=300).stdout
     assert b"2 failed, 900 passed" in out, out[-2000:]
     res = firewall("shell", out, archive=Archive(), policy=FirewallPolicy(min_tokens=0))
