@@ -108,3 +108,58 @@ def test_apply_patch_deleting_a_missing_file_is_left_to_the_model(repo: Path) ->
     patch = "*** Begin Patch\n*** Delete File: scratch.txt\n*** End Patch\n"
     e = harness_effect("apply_patch", {"input": patch}, cwd=str(repo))
     assert e is not None and e.effect is IRR
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git checkout -- src/app.py", "git checkout HEAD -- src/app.py README.md",
+     "git restore src/app.py", "git restore --source HEAD~0 src/app.py"],
+)
+def test_restoring_paths_with_no_uncommitted_change_discards_nothing(
+    repo: Path, command: str
+) -> None:
+    # honest coding work: an agent puts back a file it had not changed (or had already put
+    # back); seen denied in benchmarks/honest_work.py. Irreversible before this rule.
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is R and "nothing is discarded" in e.evidence, (command, e)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git checkout -- src/dirty.py", "git checkout -- .", "git checkout -- src",
+     "git restore src/dirty.py", "git restore .", "git checkout -f", "git checkout -f main",
+     "git checkout -- ':(glob)src/*.py'"],
+)
+def test_restoring_paths_with_uncommitted_changes_stays_irreversible(
+    repo: Path, command: str
+) -> None:
+    # src/dirty.py holds uncommitted work; a forced switch may overwrite untracked files
+    # (scratch.txt); pathspec magic is not checked
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is IRR, (command, e)
+
+
+def test_a_new_file_in_the_temporary_directory_replaces_nothing(repo: Path, home: Path) -> None:
+    import tempfile
+
+    temp = Path(tempfile.mkdtemp(prefix="ctxgate-test-", dir="/tmp"))
+    try:
+        new = temp / "fix.py"
+        e = shell_effect(f"cat > {new} << 'EOF'\nprint(1)\nEOF", cwd=str(repo))
+        assert e is not None and e.effect is R and "temporary directory" in e.evidence, e
+        new.write_text("someone's file\n")  # now it exists: an overwrite loses it
+        e = shell_effect(f"echo x > {new}", cwd=str(repo))
+        assert e is not None and e.effect is IRR, e
+        e = shell_effect(f"rm {new}", cwd=str(repo))
+        assert e is not None and e.effect is IRR, e
+    finally:
+        import shutil
+
+        shutil.rmtree(temp, ignore_errors=True)
+    # a new file outside any tree but not in the temporary directory stays irreversible (a
+    # program on the PATH); so does one under a $HOME that lies in the temporary directory,
+    # as this test's does
+    e = shell_effect("echo x > /usr/local/bin/newtool", cwd=str(repo))
+    assert e is not None and e.effect is IRR, e
+    e = shell_effect("echo x > ~/bin/sudo", cwd=str(repo))
+    assert e is not None and e.effect is IRR, e

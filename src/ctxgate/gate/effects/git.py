@@ -6,7 +6,9 @@
 - history rewrites and discards are :attr:`~EffectClass.LOCAL_IRREVERSIBLE`: ``reset --hard``,
   ``clean -f``, ``rebase``, ``commit --amend``, ``filter-branch``/``filter-repo``,
   ``checkout -- PATH``/``-f``, ``restore``, ``switch --discard-changes``, ``stash drop/clear``,
-  ``branch -D``, ``reflog expire``, ``gc --prune``, ``update-ref -d``;
+  ``branch -D``, ``reflog expire``, ``gc --prune``, ``update-ref -d``; but ``checkout -- PATHS``
+  and ``restore PATHS`` (and ``checkout -f``/``checkout .`` of the whole tree) are recoverable
+  when ``git status`` lists no change under those paths: there is nothing to discard;
 - everyday commits, adds, fetches, merges and branch switches are recoverable (the reflog
   keeps them);
 - reads (``log``, ``diff``, ``show``, ``status``, ...) are read-only, except that an
@@ -86,6 +88,49 @@ def git_rule(a, seg) -> None:
         _subcommand(a, sub, rest)
     finally:
         a.cwd = old_cwd
+
+
+def _discarded_paths(sub: str, rest: list[str], words: list[str]) -> list[str] | None:
+    """The pathspecs whose uncommitted changes ``git checkout``/``git restore`` would discard
+    (``["."]``: the whole tree), or ``None`` when the command's reach is unclear."""
+    if sub == "checkout":
+        if "--" in rest:
+            return rest[rest.index("--") + 1:] or None
+        if _has(rest, "--ours", "--theirs") or _has(rest, "-f", "--force"):
+            return None if words and words != ["."] else ["."]
+        return ["."] if words == ["."] else None
+    paths, skip = [], False
+    for x in rest:
+        if skip:
+            skip = False
+        elif x in ("-s", "--source"):
+            skip = True
+        elif x == "--" or x.startswith("-"):
+            continue
+        else:
+            paths.append(x)
+    return paths or None
+
+
+def _nothing_to_discard(cwd: str, sub: str, rest: list[str], words: list[str]) -> str | None:
+    """Evidence that ``git checkout -- PATHS`` / ``git restore PATHS`` loses nothing: ``git
+    status`` lists no staged or unstaged change under any of the paths (nor, for a forced
+    checkout, an untracked file it could overwrite), so the files already hold their
+    committed text. ``None`` when there is something to lose or git
+    cannot tell."""
+    from ctxgate.gate.effects.paths import _git
+
+    paths = _discarded_paths(sub, rest, words)
+    if not paths or any(p.startswith(":") or "$" in p for p in paths):
+        return None  # pathspec magic or a variable: not checked
+    # restoring paths never touches untracked files; a forced switch may overwrite them
+    untracked = "all" if sub == "checkout" and _has(rest, "-f", "--force") else "no"
+    proc = _git(cwd, "status", "--porcelain=v1", f"--untracked-files={untracked}", "--",
+                *paths)
+    if proc is None or proc.returncode != 0 or proc.stdout.strip():
+        return None
+    return (f"`git {sub}` of {' '.join(paths)[:120]}: git status lists no uncommitted change "
+            "there, so nothing is discarded")
 
 
 def _has(rest: list[str], *names: str) -> bool:
@@ -170,6 +215,11 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         irreversible = "`git config --global` changes the user's git configuration"
     elif sub == "tag" and _has(rest, "-d", "--delete"):
         irreversible = "`git tag -d` deletes a tag"
+    if irreversible and sub in ("checkout", "restore"):
+        clean = _nothing_to_discard(a.cwd, sub, rest, words)
+        if clean:
+            a.add(RECOVERABLE, clean)
+            return
     if irreversible:
         a.add(IRREVERSIBLE, irreversible)
         return

@@ -7,7 +7,11 @@ judged by these rules (first match wins):
    ``~/.config/...``), or a system directory (``/etc``, ``/usr``, ``/boot``, ...):
    :attr:`~EffectClass.LOCAL_IRREVERSIBLE` — it changes how the machine or the shell behaves;
 2. a path whose name depends on a variable the gate cannot expand (``$OUT``): irreversible;
-3. outside every git working tree, or inside a ``.git`` directory: irreversible;
+3. outside every git working tree, or inside a ``.git`` directory: irreversible, except a
+   new file (nothing there yet, not a delete) in the system's temporary directory
+   (``tempfile.gettempdir()``, ``/tmp``): recoverable — nothing is replaced, and
+   an agent's scratch script there is not a place the shell or another program reads by
+   itself (elsewhere outside a tree a new file can be one: ``~/bin/sudo``, an autostart entry);
 4. inside a working tree:
 
    - a new file (nothing there yet): recoverable — nothing is replaced;
@@ -138,6 +142,19 @@ def _system_dir(full: str) -> str | None:
     return None
 
 
+def _temp_dir(full: str) -> str | None:
+    """The temporary directory holding ``full`` (a resolved path), if any."""
+    import tempfile
+
+    home = _home().rstrip("/") + "/"
+    if full.startswith(home):
+        return None  # a home inside the temporary directory: the home's rules judge it
+    for d in dict.fromkeys((os.path.realpath(tempfile.gettempdir()), "/tmp")):
+        if full.startswith(d.rstrip("/") + "/"):
+            return d
+    return None
+
+
 def _existing_dir(full: str) -> str:
     d = full if os.path.isdir(full) else os.path.dirname(full)
     while d and not os.path.isdir(d):
@@ -179,6 +196,11 @@ def classify_path(path: str, action: Action, *, cwd: str,
                                    "directory)")
     top = git_toplevel(_existing_dir(full))
     if top is None:
+        temp = _temp_dir(full)
+        if temp is not None and action != "delete" and not os.path.lexists(full):
+            return PathEffect(effect=recoverable,
+                              evidence=f"{verb} {path}: creates a new file in the temporary "
+                                       f"directory {temp}, nothing is replaced")
         return PathEffect(effect=irreversible,
                           evidence=f"{verb} {path}: outside any git working tree, nothing can "
                                    "restore it")
