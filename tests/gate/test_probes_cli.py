@@ -133,3 +133,17 @@ def test_a_body_the_parser_cannot_read_is_not_called_read_only(
                          tmp_path / "home")
     assert record["effect"] is None, record
     assert code in (1, 3) and record["outcome"] in ("deny", "ask"), record
+
+
+def test_a_script_written_and_run_by_the_same_command_is_read(
+    places: dict[str, Path], tmp_path: Path
+) -> None:
+    """``cat > t.py << EOF`` then ``python t.py``: the here-doc was content and the run an
+    unknown program, so the delete inside reached only the model; now the script is scanned
+    and its delete is the call's effect, denied unrequested."""
+    script = "import shutil\nshutil.rmtree('/srv/backups')\n"
+    code, record = check(f"cat > t.py << 'EOF'\n{script}EOF\npython3 t.py", places["repo"],
+                         tmp_path / "home")
+    assert code in (1, 3) and record["outcome"] in ("deny", "ask"), record
+    assert record["effect"]["effect"] == "local_irreversible", record
+    assert "the script t.py this command writes" in record["effect"]["evidence"], record

@@ -70,6 +70,9 @@ class Analysis:
     unparsed: list[str] = field(default_factory=list)
     """Why the command, or a body it runs, could not be parsed whole (then it is never
     called read-only)."""
+    scripts: list[tuple[str, str]] = field(default_factory=list)
+    """``(program, script)`` for each script file an interpreter runs (``python t.py``),
+    scanned once the whole command is walked (:func:`_scan_scripts`)."""
 
     def add(self, effect: EffectClass, evidence: str) -> None:
         self.findings.append(Finding(effect=effect, evidence=evidence))
@@ -171,6 +174,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                   f"`xargs {seg.program}` deletes files read from input the gate cannot see")
             continue
         program_rule(a, seg)
+    _scan_scripts(a, segments, parsed.heredocs)
     return a
 
 
@@ -304,7 +308,12 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
             _code(a, f"`{seg.program}` code", code)
         return
     if not stdin:
-        a.unknown.append(seg.program)  # runs a script file the gate does not read
+        # runs a script file: still unknown (a scan that finds nothing proves nothing), but
+        # what the script visibly destroys counts (_scan_scripts)
+        script = _script_operand(seg)
+        if script is not None:
+            a.scripts.append((seg.program, script))
+        a.unknown.append(seg.program)
         return
     fed = False
     def run(construct: str, body: str) -> None:
@@ -340,3 +349,111 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
                 x for x in s.args if not (s.program == "echo" and x in ("-e", "-n", "-E"))))
         return
     a.unknown.append(f"{seg.program} reading commands from its input")
+
+
+_SCRIPT_MAX_BYTES = 256 * 1024
+"""A script file larger than this (UTF-8 bytes on disk) is not read: the run stays unknown."""
+_VALUE_OPTIONS = frozenset({"-W", "-X", "-Q", "-r", "--require", "--import", "--loader",
+                            "-I", "-M", "-x"})
+
+
+def _script_operand(seg) -> str | None:
+    """The script file an interpreter segment runs (``python -u t.py`` → ``t.py``), or
+    ``None`` (a module, a subcommand, standard input, a scheduler)."""
+    if seg.program in _SCHEDULERS or seg.program in ("deno", "bun", "pwsh", ".", "source"):
+        return None
+    skip = False
+    for arg in seg.args:
+        if skip:
+            skip = False
+        elif arg in ("-m", "-", "--"):
+            return None
+        elif arg in _VALUE_OPTIONS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return None
+
+
+def _heredoc_writes(segments, heredocs: tuple[str, ...]) -> dict[str, str | None] | None:
+    """Files the command writes from a here-doc (``cat > t.py << 'EOF'``, ``tee t.py``):
+    normalised path word → body (``None`` for an append, whose result is not the body alone).
+    ``None`` when the here-docs cannot be matched to their commands one for one."""
+    fed = [r for seg in segments for r in seg.redirections if r.operator in ("<<", "<<-")]
+    if len(fed) != len(heredocs):
+        return None
+    out: dict[str, str | None] = {}
+    k = 0
+    for seg in segments:
+        bodies = []
+        for r in seg.redirections:
+            if r.operator in ("<<", "<<-"):
+                bodies.append(heredocs[k])
+                k += 1
+        if not bodies:
+            continue
+        body = bodies[-1]  # the last here-doc is the one the command reads
+        targets: list[tuple[str, bool]] = []
+        if seg.program == "cat":
+            targets = [(r.target, r.operator == ">>") for r in seg.redirections
+                       if r.writes_file]
+        elif seg.program == "tee":
+            append = seg.has_option("-a", "--append")
+            targets = [(x, append) for x in seg.args if not x.startswith("-")]
+        for target, append in targets:
+            out[os.path.normpath(target)] = None if append else body
+    return out
+
+
+def _read_script(word: str, cwd: str) -> str | None:
+    """The text of an existing regular script file of at most :data:`_SCRIPT_MAX_BYTES`."""
+    from ctxgate.gate.effects.paths import resolve_path
+
+    full = resolve_path(word, cwd)
+    try:
+        if full is None or not os.path.isfile(full) or \
+                os.path.getsize(full) > _SCRIPT_MAX_BYTES:
+            return None
+        with open(full, "rb") as fh:
+            return fh.read(_SCRIPT_MAX_BYTES + 1).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
+    """Scan each script an interpreter runs: the body this same command writes from a
+    here-doc, else the file on disk when nothing in the command may change it first (no other
+    segment names it, no ``cd`` elsewhere). A shell script is analysed as commands, other code
+    by :mod:`.code`; what the scan finds is added, and the run itself stays unknown."""
+    if not a.scripts:
+        return
+    from ctxgate.gate.effects.code import code_effect
+    from ctxgate.gate.effects.paths import resolve_path
+
+    written = _heredoc_writes(segments, heredocs)
+    here = os.path.realpath(a.cwd)
+    moved = any(s.program in ("cd", "pushd", "popd") and (
+        not s.args or resolve_path(s.args[0], a.cwd) != here) for s in segments)
+    for program, word in a.scripts:
+        key = os.path.normpath(word)
+        if written is not None and key in written:
+            body = written[key]
+            where = f"the script {word} this command writes and `{program}` runs"
+        else:
+            named = sum(1 for s in segments for x in (*s.args, *(r.target for r in
+                        s.redirections)) if os.path.normpath(x) == key)
+            if written is None or moved or named > 1:
+                continue  # the command may write or move the file before it runs
+            body = _read_script(word, a.cwd)
+            where = f"the script {word} that `{program}` runs"
+        if body is None:
+            continue
+        if program in _SHELLS:
+            sub = analyse(body, cwd=a.cwd, depth=a.depth + 1) if a.depth < MAX_DEPTH else None
+            for f in sub.findings if sub is not None else ():
+                if f.effect.destructive:
+                    a.add(f.effect, f"{where}: {f.evidence}")
+            continue
+        found = code_effect(body, where=where, cwd=a.cwd)
+        if found is not None and found.effect.destructive:
+            a.add(found.effect, found.evidence)
