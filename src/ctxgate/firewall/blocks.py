@@ -28,12 +28,14 @@ from __future__ import annotations
 import functools
 import re
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
 __all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "last_lines", "opens_report", "pick_blocks", "report_header", "report_owner",
+           "failure_headers", "last_lines", "opens_report", "pick_blocks", "report_header",
+           "report_owner",
            "strong_line", "visible"]
 
 BEFORE_LINES = 6
@@ -240,7 +242,7 @@ def opens_report(lines: list[KnownLine]) -> bool:
     return False
 
 
-_REPORT_BYTES = re.compile(rb"FAIL|not ok |\*\*\*|<<<|____| stdout ----|\xe2\x9c[\x95\x97]|\xc3\x97 |"
+_REPORT_BYTES = re.compile(rb"FAIL|^ERROR: |not ok |\*\*\*|<<<|____| stdout ----|\xe2\x9c[\x95\x97]|\xc3\x97 |"
                            rb"\xe2\x97\x8f |#test|::|:\r?$", re.M)
 """What most lines :data:`_REPORT` matches hold (✕ ✗ × ●: their UTF-8; a Mocha title ends
 with a colon)."""
@@ -276,6 +278,9 @@ class Block:
     strong: bool = True
     """The block has a strong line (:func:`strong_line`); False for application log lines
     alone (a passing test's ``ERROR … retrying``)."""
+    headers: tuple[int, ...] = ()
+    """Numbers of the lines in the block that head a test's failure report
+    (:func:`failure_headers`)."""
 
     @property
     def size(self) -> int:
@@ -324,6 +329,7 @@ _REPORT = re.compile(
     r"|^---- (?P<rust>\S+) stdout ----"  # cargo test
     r"|^\s*(?:✗|✕|×|●) (?P<jest>\S.*?)\s*$"  # Jest, Quick, tap-style runners
     r"|^\s*not ok \d+ - (?P<tap>\S.*?)(?:\s+# .*)?\s*$"  # TAP (node --test, prove, bats)
+    r"|^(?:FAIL|ERROR): (?P<unittest>[\w.\[\]-]+) \(\S[^)]*\)\s*$"  # unittest, C runners
 )
 """A line that heads one test's failure report, naming the test."""
 
@@ -459,16 +465,19 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
     for line in known:
         by_no.setdefault(line.number, line)
     blocks: list[Block] = []
-    for seg in _segments([by_no[n] for n in sorted(by_no)]):
+    ordered = [by_no[n] for n in sorted(by_no)]
+    headers = failure_headers(ordered)
+    for seg in _segments(ordered):
         texts = [_text(x) for x in seg]
-        roles = [_role(t) for t in texts]
+        roles = [_role(t) if x.number in headers or report_owner(t) is None else ("other", 0)
+                 for x, t in zip(seg, texts, strict=True)]  # a passing test's header: output
         i = 0
         while i < len(seg):
             role, sev = roles[i]
             if role not in ("signal", "summary"):
                 i += 1
                 continue
-            if report_owner(texts[i]) is not None:  # one test's failure report, whole
+            if seg[i].number in headers:  # one test's failure report, whole
                 end = _report_end(texts, roles, i)
                 blocks.append(Block(first=seg[i].number, last=seg[end].number, label="",
                                     severity=3, lines=tuple(seg[i:end + 1])))
@@ -484,7 +493,7 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
             traceback = _PY_TRACEBACK in texts[i]
             while j < len(seg):
                 r, s = roles[j]
-                if r == "signal" and report_owner(texts[j]) is not None:
+                if r == "signal" and seg[j].number in headers:
                     break  # a test's failure report starts its own block
                 traceback = traceback or _PY_TRACEBACK in texts[j]
                 if r == "other" and traceback and _PY_RAISED.match(texts[j]) and \
@@ -518,8 +527,10 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
         blocks = sorted([*blocks, *leads], key=lambda b: (b.first, b.last))
     return [b if b.label else Block(first=b.first, last=b.last, severity=b.severity,
                                     lines=b.lines, label=_label([_text(x) for x in b.lines]),
-                                    ends_step=b.ends_step, owner=_owner(b.lines),
-                                    strong=any(strong_line(x) for x in b.lines))
+                                    ends_step=b.ends_step, owner=_owner(b.lines, headers),
+                                    strong=any(strong_line(x) for x in b.lines),
+                                    headers=tuple(x.number for x in b.lines
+                                                  if x.number in headers))
             for b in _bridge(_merge(blocks), by_no)]
 
 
@@ -553,12 +564,42 @@ def _report_end(texts: list[str], roles: list[tuple[str, int]], i: int) -> int:
     return end
 
 
-def _owner(lines: tuple[KnownLine, ...]) -> str:
+def _owner(lines: tuple[KnownLine, ...], headers: set[int]) -> str:
     for x in lines[:_REPORT_MAX]:
-        owner = report_owner(_text(x))
-        if owner is not None:
-            return owner or "?"
+        if x.number in headers:
+            return report_owner(_text(x)) or "?"
     return ""
+
+
+_PASSING_SECTION = re.compile(r"^successes:\s*$")
+_FAILING_SECTION = re.compile(r"^failures:\s*$")
+
+
+def failure_headers(lines: Sequence[KnownLine]) -> set[int]:
+    """Numbers of the lines (in line order) that head a test's failure report, leaving out
+    those in a section of passing tests' output: ``cargo test -- --show-output`` prints
+    ``---- t stdout ----`` for every passing test between two ``successes:`` lines (the second
+    lists their names), and the failures' reports between two ``failures:`` lines. A header is
+    a passing one when the section line above it, or else the next one below it, is
+    ``successes:`` (the lines may start inside the section)."""
+    texts = [_text(x) for x in lines]
+    marks = [(i, bool(_PASSING_SECTION.match(t))) for i, t in enumerate(texts)
+             if t.startswith(("successes:", "failures:")) and
+             (_PASSING_SECTION.match(t) or _FAILING_SECTION.match(t))]
+    out = set()
+    m = 0  # marks[:m] are above line i
+    for i, text in enumerate(texts):
+        while m < len(marks) and marks[m][0] < i:
+            m += 1
+        if report_owner(text) is None:
+            continue
+        if m:
+            passing = marks[m - 1][1]
+        else:
+            passing = marks[m][1] if m < len(marks) else False
+        if not passing:
+            out.add(lines[i].number)
+    return out
 
 
 _TERMINAL = re.compile(

@@ -27,7 +27,6 @@ from ctxgate.firewall.blocks import (
     last_lines,
     opens_report,
     pick_blocks,
-    report_header,
     strong_line,
     visible,
 )
@@ -192,7 +191,8 @@ def _grow(chosen, known: list[KnownLine], size, room: int):
                 lines = b.lines + more if below else more + b.lines
                 g = Block(first=lines[0].number, last=lines[-1].number, label=b.label,
                           severity=b.severity, lines=lines, ends_step=b.ends_step,
-                          owner=b.owner, core=b.core or (b.first, b.last), strong=b.strong)
+                          owner=b.owner, core=b.core or (b.first, b.last), strong=b.strong,
+                          headers=b.headers)
                 trial = out[:i] + [(g, None)] + out[i + 1:]
                 if size(trial) > room:
                     break
@@ -232,7 +232,7 @@ def _fit_ends(render, b: Block, room: int) -> list[KnownLine]:
     signal that is not an application log line): its top third would otherwise go to the
     noise and the report would fall in the omitted middle."""
     lines = list(b.lines)
-    first = next((i for i, x in enumerate(lines) if report_header(x)), None)
+    first = next((i for i, x in enumerate(lines) if x.number in b.headers), None)
     if first is None:
         first = next((i for i, x in enumerate(lines) if strong_line(x)), 0)
     if first > _NOISE_LEAD:

@@ -1,0 +1,93 @@
+"""Failure reports of real tools that the digest missed, found on the polyglot development
+corpus (``scripts/digest_dev/polyglot_logs.py``): Python ``unittest``'s ``FAIL: test (…)``
+reports, and ``cargo test -- --show-output``, which prints every *passing* test's output
+under the same ``---- t stdout ----`` header as a failure. Each test fails on the digest
+before this change (d3c45cf)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxgate.archive import Archive
+from ctxgate.firewall import FirewallPolicy, firewall
+
+POLICY = FirewallPolicy(min_tokens=0)
+
+
+def _digest(text: str) -> str:
+    return firewall("shell", text.encode(), archive=Archive(), policy=POLICY).text
+
+
+def _shown(digest: str) -> set[int]:
+    return {int(m) for m in re.findall(r"^\s*(\d+)\| ", digest, re.M)}
+
+
+def _numbers(text: str, pattern: str) -> list[int]:
+    return [n for n, line in enumerate(text.splitlines(), start=1) if re.search(pattern, line)]
+
+
+def test_a_unittest_failure_report_is_shown_before_a_handled_traceback(tmp_path: Path) -> None:
+    """Real ``python -m unittest -v``: a passing test logs the traceback of an exception it
+    handled; one test fails. The handled traceback was shown and the ``FAIL: …`` report with
+    its assertion was left out (``FAIL: name (…)`` headed no report)."""
+    body = ["import logging, unittest", "log = logging.getLogger('svc')",
+            "def step_0():", "    raise ConnectionError('upstream refused')"]
+    body += [f"def step_{k}():\n    return step_{k - 1}()" for k in range(1, 40)]
+    body += ["class T(unittest.TestCase):",
+             "    def test_a_retry(self):",  # runs first: its handled traceback leads the log
+             "        try:", "            step_39()",
+             "        except ConnectionError:",
+             "            log.exception('upstream call failed, retrying in 2s')"]
+    body += [f"    def test_case_{i}(self):\n        self.assertEqual({i} + 1, {i + 1})"
+             for i in range(300)]
+    body += ["    def test_series(self):",
+             "        self.assertListEqual([27, 30, 33, 36], [27, 30, 38, 36])"]
+    (tmp_path / "test_svc.py").write_text("\n".join(body) + "\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "unittest", "-v", "test_svc"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1, out
+    text = out.stderr + "".join(f"post-failure listing {i}\n" for i in range(30)) + \
+        'The command "python -m unittest -v" exited with 1.\n'
+    d = _digest(text)
+    fail = _numbers(text, r"^FAIL: test_series ")
+    assert len(fail) == 1 and fail[0] in _shown(d), d
+    assert set(_numbers(text, r"^AssertionError: Lists differ")) <= _shown(d), d
+
+
+def test_cargo_show_output_passing_tests_are_not_failure_reports(tmp_path: Path) -> None:
+    """Real ``cargo test -- --show-output``: every passing test's output is printed under
+    ``---- t stdout ----``, the header of a failure report too. The failing test's report
+    was in the omitted middle; the digest showed passing tests' output instead."""
+    if shutil.which("cargo") is None:
+        pytest.fail("cargo is needed (rustup)")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "demo"\nversion = "0.1.0"\n'
+                                         'edition = "2021"\n', encoding="utf-8")
+    tests = [f"    #[test] fn case_{i}() {{ println!(\"ERROR [worker-{i % 3}] lock busy, "
+             f"will retry\"); for k in 0..8 {{ println!(\"INFO  [worker] batch {{k}}\"); }} "
+             f"assert_eq!(label({i}), \"auth-{i:03}\"); }}" for i in range(40)]
+    (tmp_path / "src" / "lib.rs").write_text(
+        "pub fn label(n: u32) -> String { format!(\"auth-{:03}\", n) }\n#[cfg(test)]\n"
+        "mod tests {\n    use super::*;\n" + "\n".join(tests) +
+        '\n    #[test] fn rejects_cache() { assert_eq!(label(60), "auth-068", "label for '
+        'entry 60"); }\n}\n', encoding="utf-8")
+    env = dict(os.environ, RUST_BACKTRACE="0", CARGO_TARGET_DIR=str(tmp_path / "target"))
+    out = subprocess.run(["cargo", "test", "--offline", "-q", "--", "--show-output",
+                          "--test-threads=1"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode != 0 and "successes:" in out.stdout, out
+    text = out.stdout + out.stderr
+    d = _digest(text)
+    shown = _shown(d)
+    assert set(_numbers(text, r"^---- tests::rejects_cache stdout ----|label for entry 60|"
+                              r"^\s+left: |^\s+right: ")) <= shown, d
+    passing = _numbers(text, r"^---- tests::case_\d+ stdout ----")
+    # (the first one may be shown with the `--- FAILED` progress line just above it)
+    assert len(passing) == 40 and not set(passing[1:]) & shown, d
