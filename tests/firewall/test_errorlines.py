@@ -22,6 +22,10 @@ from ctxgate.firewall.errorlines import Hit, classify_line, select_hits
     ("Caused by: java.io.IOException: boom", "traceback"),
     ("java.lang.NullPointerException", "exception"),
     ("ValueError: invalid literal for int()", "exception"),
+    # Node's errors carry their code in brackets
+    ("AssertionError [ERR_ASSERTION]: Missing expected exception (RangeError).", "exception"),
+    ("    TypeError [Error]: Cannot read properties of undefined (reading 'amount')",
+     "exception"),
     ("thread 'main' panicked at src/main.rs:3:5", "exception"),
     ("    at org.foo.Bar.baz(Bar.java:12)", "frame"),
     ('  File "x.py", line 3, in <module>', "frame"),

@@ -1,8 +1,9 @@
 """Failure reports of real tools that the digest missed, found on the polyglot development
 corpus (``scripts/digest_dev/polyglot_logs.py``): Python ``unittest``'s ``FAIL: test (…)``
-reports, and ``cargo test -- --show-output``, which prints every *passing* test's output
-under the same ``---- t stdout ----`` header as a failure. Each test fails on the digest
-before this change (d3c45cf)."""
+reports, ``cargo test -- --show-output``, which prints every *passing* test's output under
+the same ``---- t stdout ----`` header as a failure, and node's spec reporter (``✖ name``,
+``AssertionError [ERR_ASSERTION]: …``). Each test fails on the digest before this change
+(d3c45cf)."""
 
 from __future__ import annotations
 
@@ -91,3 +92,30 @@ def test_cargo_show_output_passing_tests_are_not_failure_reports(tmp_path: Path)
     passing = _numbers(text, r"^---- tests::case_\d+ stdout ----")
     # (the first one may be shown with the `--- FAILED` progress line just above it)
     assert len(passing) == 40 and not set(passing[1:]) & shown, d
+
+
+def test_a_node_spec_report_in_the_middle_of_a_long_log_is_kept(tmp_path: Path) -> None:
+    """Real ``node --test --test-reporter=spec``: 1,200 passing tests that warn (every 60th
+    logs an ``ERROR … retrying``), one failing
+    ``assert.throws`` in the middle. Its ``AssertionError [ERR_ASSERTION]: …`` line was not a
+    line that matters (the bracketed code) and ``✖ name`` headed no report, so the window was
+    dropped while the scan kept the latest ones, and the report was neither shown nor named."""
+    if shutil.which("node") is None:
+        pytest.fail("node is needed")
+    lines = ["const test = require('node:test');", "const assert = require('node:assert');"]
+    for i in range(1200):
+        if i == 600:
+            lines.append("test('formats timeout', () => { assert.throws(() => 1, RangeError); });")
+        noise = "ERROR [worker] upstream call failed, retrying" if i % 60 == 0 else \
+            f"WARN deprecated key pool.size used ({i})"  # passing tests log errors too
+        lines.append(f"test('case {i}', () => {{ console.log('{noise}'); "
+                     f"assert.strictEqual({i} + 1, {i + 1}); }});")
+    (tmp_path / "a.test.js").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = subprocess.run(["node", "--test", "--test-reporter=spec", "a.test.js"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1, out
+    text = out.stdout + out.stderr
+    report = _numbers(text, r"ERR_ASSERTION\]: Missing expected exception")
+    assert len(report) >= 1, text[-3000:]
+    d = _digest(text)
+    assert report[0] in _shown(d), d

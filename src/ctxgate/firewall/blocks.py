@@ -242,9 +242,9 @@ def opens_report(lines: list[KnownLine]) -> bool:
     return False
 
 
-_REPORT_BYTES = re.compile(rb"FAIL|^ERROR: |not ok |\*\*\*|<<<|____| stdout ----|\xe2\x9c[\x95\x97]|\xc3\x97 |"
+_REPORT_BYTES = re.compile(rb"FAIL|^ERROR: |not ok |\*\*\*|<<<|____| stdout ----|\xe2\x9c[\x95-\x97]|\xc3\x97 |"
                            rb"\xe2\x97\x8f |#test|::|:\r?$", re.M)
-"""What most lines :data:`_REPORT` matches hold (✕ ✗ × ●: their UTF-8; a Mocha title ends
+"""What most lines :data:`_REPORT` matches hold (✕ ✖ ✗ × ●: their UTF-8; a Mocha title ends
 with a colon)."""
 
 
@@ -312,7 +312,7 @@ _SUMMARY = re.compile(
 _OWNER = re.compile(
     r"\bRunning \S+|\bTests run:|<<< (?:FAILURE|ERROR)!|\bFAILED\b|^--- FAIL:|^_{3,} .* _{3,}$|"
     r"^\s*def test|\bTest\w* > \w|> Task \S+|^=+ (?:FAILURES|ERRORS) =+|\bERROR in\b|"
-    r"^\s*(?:●|✕|✗|×) |\bpanicked at\b|^panic:|^thread '.*'(?: \(\d+\))? panicked",
+    r"^\s*(?:●|✕|✖|✗|×) |\bpanicked at\b|^panic:|^thread '.*'(?: \(\d+\))? panicked",
 )
 _REPORT = re.compile(
     r"^\s*--- FAIL: (?P<go>\S+)"  # go test
@@ -327,7 +327,7 @@ _REPORT = re.compile(
     r"|^_{3,} (?P<pytest>\S.*?) _{3,}\s*$"  # pytest
     r"|^FAILED (?P<pytest2>\S+::\S+)"
     r"|^---- (?P<rust>\S+) stdout ----"  # cargo test
-    r"|^\s*(?:✗|✕|×|●) (?P<jest>\S.*?)\s*$"  # Jest, Quick, tap-style runners
+    r"|^\s*(?:✗|✕|✖|×|●) (?P<jest>\S.*?)\s*$"  # Jest, Quick, node's spec reporter
     r"|^\s*not ok \d+ - (?P<tap>\S.*?)(?:\s+# .*)?\s*$"  # TAP (node --test, prove, bats)
     r"|^(?:FAIL|ERROR): (?P<unittest>[\w.\[\]-]+) \(\S[^)]*\)\s*$"  # unittest, C runners
 )

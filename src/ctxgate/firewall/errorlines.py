@@ -41,7 +41,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("traceback", re.compile(r"Traceback \(most recent call last\)|^\s*Caused by\b|"
                              r"^\s*Exception in thread")),
     ("frame", re.compile(r"^\s*at [\w$.<>/]+\(.*\)\s*$|^\s*File \".*\", line \d+")),
-    ("exception", re.compile(r"\b[A-Z]\w*(?:Exception|Error)\b(?::|\s*$| at | in )|"
+    ("exception", re.compile(r"\b[A-Z]\w*(?:Exception|Error)\b(?: \[[\w.]+\])?(?::|\s*$| at | in )|"
                              r"\bpanicked at\b|^panic:|\bunhandled exception\b", re.I)),
     ("error", re.compile(r"\[ERROR\]|^\s*ERROR\b|\berror(?:\[\w+\])?:|\bERROR:|"
                          r"^\s*E\s{2,}|\bfatal(?: error)?:|\bFATAL\b|npm ERR!|"
