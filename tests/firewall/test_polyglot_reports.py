@@ -119,3 +119,36 @@ def test_a_node_spec_report_in_the_middle_of_a_long_log_is_kept(tmp_path: Path) 
     assert len(report) >= 1, text[-3000:]
     d = _digest(text)
     assert report[0] in _shown(d), d
+
+
+def test_pytest_passes_section_is_not_joined_to_the_failure_report(tmp_path: Path) -> None:
+    """Real ``pytest -rA``: the passing tests' captured output (``=== PASSES ===``, one
+    ``___ test_x ___`` section per test, with the tracebacks of exceptions they handled) comes
+    right after the failure report. It was joined to the report as one block, which then did
+    not fit and was shown from its ends: the report's ``E`` lines and the summary were cut."""
+    body = ["import logging", "log = logging.getLogger('svc')",
+            "def connect(n):", "    if n: return connect(n - 1)",
+            "    raise ConnectionError('upstream refused')",
+            "def compute(a, b):", "    return a * 12 + b"]
+    for i in range(12):
+        body += [f"def test_retry_{i}():", "    print('ERROR [queue] upstream unavailable')",
+                 "    try:", "        connect(6)", "    except ConnectionError:",
+                 "        log.exception('upstream call failed, retrying in 2s')"]
+    body += [f"def test_case_{i}():\n    assert compute({i}, 1) == {i * 12 + 1}"
+             for i in range(150)]
+    body += ["def test_reports_checkpoint():", "    assert compute(37, 17) == 474"]
+    (tmp_path / "test_svc.py").write_text("\n".join(body) + "\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "BUILD_NUMBER")}
+    out = subprocess.run([sys.executable, "-m", "pytest", "-rA", "-p", "no:cacheprovider",
+                          "-p", "no:randomly", "test_svc.py"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1 and "= PASSES =" in out.stdout, out.stdout[-2000:]
+    text = out.stdout
+    d = _digest(text)
+    want = _numbers(text, r"^_+ test_reports_checkpoint _+$|^E\s+assert 461 == 474|"
+                          r"^FAILED test_svc.py::test_reports_checkpoint|1 failed, 162 passed")
+    assert len(want) == 4 and set(want) <= _shown(d), (want, d)
+    passes = _numbers(text, r"^=+ PASSES =+$")[0]
+    for m in re.finditer(r"--- failure block: lines ([\d,]+)–([\d,]+)", d):
+        lo, hi = (int(x.replace(",", "")) for x in m.groups())
+        assert not lo <= want[0] <= hi or hi < passes, d  # the report's block stops before

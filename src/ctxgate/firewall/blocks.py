@@ -466,7 +466,7 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
         by_no.setdefault(line.number, line)
     blocks: list[Block] = []
     ordered = [by_no[n] for n in sorted(by_no)]
-    headers = failure_headers(ordered)
+    headers, passed = failure_headers(ordered)
     for seg in _segments(ordered):
         texts = [_text(x) for x in seg]
         roles = [_role(t) if x.number in headers or report_owner(t) is None else ("other", 0)
@@ -531,7 +531,7 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
                                     strong=any(strong_line(x) for x in b.lines),
                                     headers=tuple(x.number for x in b.lines
                                                   if x.number in headers))
-            for b in _bridge(_merge(blocks), by_no)]
+            for b in _bridge(_merge(blocks, passed), by_no, passed)]
 
 
 _REPORT_MAX = 60
@@ -550,8 +550,10 @@ def _report_end(texts: list[str], roles: list[tuple[str, int]], i: int) -> int:
     quiet = 0
     for j in range(i + 1, min(len(texts), i + _REPORT_MAX)):
         if report_owner(texts[j]) is not None or roles[j][0] == "summary" or \
-                _PASSED.match(texts[j]) or texts[j].startswith(("[INFO] ", "[WARNING] ")):
-            break  # (Maven's own log lines are never part of a test's report)
+                _PASSED.match(texts[j]) or texts[j].startswith(("[INFO] ", "[WARNING] ")) or \
+                (texts[j].startswith("=") and _FAILING_SECTION.match(texts[j])):
+            break  # (Maven's own log lines are never part of a test's report; nor is
+            # pytest's next section, `=== warnings summary ===`)
         if roles[j][0] == "boiler":
             quiet += 1
             if quiet >= 3:
@@ -571,22 +573,30 @@ def _owner(lines: tuple[KnownLine, ...], headers: set[int]) -> str:
     return ""
 
 
-_PASSING_SECTION = re.compile(r"^successes:\s*$")
-_FAILING_SECTION = re.compile(r"^failures:\s*$")
+_PASSING_SECTION = re.compile(r"^successes:\s*$|^=+ PASSES =+\s*$")
+_FAILING_SECTION = re.compile(r"^failures:\s*$|^=+ [^=]+ =+\s*$")
+"""A section of passing tests' output: cargo's ``successes:`` (``--show-output``), pytest's
+``=== PASSES ===`` (``-rA``/``-rP``); any other such line (``failures:``, pytest's
+``=== FAILURES ===``, ``=== warnings summary ===``) ends it."""
 
 
-def failure_headers(lines: Sequence[KnownLine]) -> set[int]:
+def failure_headers(lines: Sequence[KnownLine]) -> tuple[set[int], set[int]]:
     """Numbers of the lines (in line order) that head a test's failure report, leaving out
     those in a section of passing tests' output: ``cargo test -- --show-output`` prints
     ``---- t stdout ----`` for every passing test between two ``successes:`` lines (the second
-    lists their names), and the failures' reports between two ``failures:`` lines. A header is
-    a passing one when the section line above it, or else the next one below it, is
-    ``successes:`` (the lines may start inside the section)."""
+    lists their names), and the failures' reports between two ``failures:`` lines; ``pytest
+    -rA`` prints ``___ test_x ___`` for each passing test under ``=== PASSES ===``. A header
+    is a passing one when the section line above it, or else the next one below it, opens
+    passing tests' output (the lines may start inside the section).
+
+    Returns the failure headers and the passing ones (neither starts a failure block, nor is
+    joined to the one above)."""
     texts = [_text(x) for x in lines]
     marks = [(i, bool(_PASSING_SECTION.match(t))) for i, t in enumerate(texts)
-             if t.startswith(("successes:", "failures:")) and
+             if t.startswith(("successes:", "failures:", "=")) and
              (_PASSING_SECTION.match(t) or _FAILING_SECTION.match(t))]
-    out = set()
+    out: set[int] = set()
+    passed: set[int] = set()
     m = 0  # marks[:m] are above line i
     for i, text in enumerate(texts):
         while m < len(marks) and marks[m][0] < i:
@@ -597,9 +607,8 @@ def failure_headers(lines: Sequence[KnownLine]) -> set[int]:
             passing = marks[m - 1][1]
         else:
             passing = marks[m][1] if m < len(marks) else False
-        if not passing:
-            out.add(lines[i].number)
-    return out
+        (passed if passing else out).add(lines[i].number)
+    return out, passed
 
 
 _TERMINAL = re.compile(
@@ -690,10 +699,12 @@ def _owner_above(seg, texts, roles, start: int) -> int:
     return best
 
 
-def _merge(blocks: list[Block]) -> list[Block]:
+def _merge(blocks: list[Block], apart: set[int]) -> list[Block]:
+    """Overlapping or adjacent blocks as one; a block that starts at a line of ``apart`` (a
+    passing test's header) stays on its own."""
     out: list[Block] = []
     for b in blocks:
-        if out and b.first <= out[-1].last + 1:
+        if out and b.first <= out[-1].last + 1 and b.first not in apart:
             a = out[-1]
             lines = {x.number: x for x in a.lines + b.lines}
             merged = tuple(lines[n] for n in sorted(lines))
@@ -725,10 +736,10 @@ _BRIDGE_LINES = 6
 """Blocks at most this many lines apart are shown as one window (the gap lines with them)."""
 
 
-def _bridge(blocks: list[Block], by_no: dict[int, KnownLine]) -> list[Block]:
+def _bridge(blocks: list[Block], by_no: dict[int, KnownLine], apart: set[int]) -> list[Block]:
     out: list[Block] = []
     for b in blocks:
-        if out:
+        if out and b.first not in apart:
             a = out[-1]
             gap = range(a.last + 1, b.first)
             if len(gap) <= _BRIDGE_LINES and all(n in by_no for n in gap):
