@@ -28,15 +28,14 @@ from __future__ import annotations
 import functools
 import re
 from collections import deque
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 
 from ctxgate.firewall.errorlines import _ANSI, KEYWORDS, SEVERITY, classify_line
 
-__all__ = ["Block", "KnownLine", "WindowCollector", "find_blocks", "is_boilerplate",
-           "failure_headers", "last_lines", "opens_report", "pick_blocks", "report_header",
-           "report_owner",
-           "strong_line", "visible"]
+__all__ = ["Block", "KnownLine", "WindowCollector", "failure_headers", "find_blocks",
+           "in_passing_tests", "is_boilerplate", "last_lines", "opens_report", "pick_blocks",
+           "report_header", "report_owner", "strong_line", "visible"]
 
 BEFORE_LINES = 6
 """Lines kept above a line that matters (the test name, the command that failed)."""
@@ -756,6 +755,33 @@ def _label(texts: list[str]) -> str:
     texts = texts[:200] + texts[-50:] if len(texts) > 250 else texts
     found = [name for name, pattern in _LABELS if any(pattern.search(t) for t in texts)]
     return ", ".join(found[:2]) if found else "errors"
+
+
+_RUNNING = re.compile(r"^(?:\[INFO\] )?Running ([\w$.]+)\s*$")
+
+
+def in_passing_tests(blocks: list[Block], known: list[KnownLine],
+                     ranges: Sequence[tuple[int, int]], classes: Collection[str]) -> list[Block]:
+    """``blocks`` with those printed by test classes that passed made weak (``strong=False``:
+    shown after every other block): blocks inside a passing class's lines (``ranges``), or
+    below the ``Running Class`` line of a class in ``classes`` and above the next such line. A
+    block with a test's failure report or a failed step's end is never weakened."""
+    if not ranges and not classes:
+        return blocks
+    running = sorted((k.number, m.group(1)) for k in known
+                     if b"Running " in k.raw[:16] and (m := _RUNNING.match(_text(k))))
+    out = []
+    for b in blocks:
+        passed = False
+        if b.strong and not b.owner and not b.ends_step:
+            passed = any(lo <= b.first and b.last <= hi for lo, hi in ranges)
+            if not passed and running:
+                above = [(n, c) for n, c in running if n < b.first]
+                below = [n for n, _c in running if n > b.first]
+                passed = bool(above) and above[-1][1] in classes and \
+                    (not below or b.last < below[0])
+        out.append(replace(b, strong=False) if passed else b)
+    return out
 
 
 def pick_blocks(blocks: list[Block], total_lines: int) -> list[Block]:

@@ -23,6 +23,7 @@ from ctxgate.firewall.blocks import (
     Block,
     KnownLine,
     find_blocks,
+    in_passing_tests,
     is_boilerplate,
     last_lines,
     opens_report,
@@ -72,7 +73,7 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     s = r.scan
     tail = tail_known(r)
     known = _bounded_windows(list(s.windows), _ANALYSED_LINES - len(tail)) + tail
-    blocks = find_blocks(known)
+    blocks = in_passing_tests(find_blocks(known), known, s.passing_ranges, s.passing_classes)
     shapes = s.shapes
     rare = list(shapes.rare) if shapes is not None else []
     if not blocks and not rare:
@@ -105,6 +106,8 @@ def render_blocks(r: Renderer, budget: int) -> Digest | None:
     reports = any(b.owner for b in order[1:])
     shown_from_ends = False  # the first block did not fit and took the larger room
     for i, b in enumerate(order):
+        if not b.strong and any(part is not None for _b, part in chosen):
+            break  # application log lines alone, while a failure is shown only in part
         trial = chosen + [(b, None)]
         if len(text(trial, tail_lines, rare_n).encode("utf-8")) <= target:
             chosen = trial

@@ -22,6 +22,7 @@ one copy per byte, none when a chunk is a block).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,11 @@ an Aho-Corasick pass); the others are estimated. The number is shown as ``~N`` a
 _CLASSIFY_BUDGET = 2_000
 """Candidate lines classified in all; past that (a flood) keyword occurrences are only counted
 and the last lines that matter are taken from the kept tail bytes."""
+
+
+_CLASS_SUMMARY = re.compile(rb"Tests run: \d+, .*?(?:--|\s-) in ([\w$.]+)")
+_MAX_PASSING = 4_096
+"""Passing ranges and classes kept at most (memory stays bounded on any output)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -94,6 +100,13 @@ class ScanResult:
     decoded with replacement characters and a note, not as binary hex."""
     windows: tuple[tuple[KnownLine, ...], ...] = ()
     """Lines kept around the lines that matter (see :mod:`ctxgate.firewall.blocks`)."""
+    passing_ranges: tuple[tuple[int, int], ...] = ()
+    """Line ranges (inclusive) of test classes that passed, from Maven Surefire's per-class
+    summaries: from the line after the previous class's ``Tests run: …`` to this class's
+    ``Tests run: …, Failures: 0, Errors: 0 … -- in Class``; what passing tests print there
+    (``ERROR … retrying``, the stack trace of an exception they handled) did not fail them."""
+    passing_classes: frozenset[str] = frozenset()
+    """Classes whose Surefire summary says they passed (at most :data:`_MAX_PASSING`)."""
     shapes: Shapes | None = None
     """Line shapes with counts and the rare ones (see :mod:`ctxgate.firewall.shapes`)."""
 
@@ -169,6 +182,9 @@ class OutputScanner:
         self._windows: Any = None
         self._collecting = False
         self._shapes: Any = None
+        self._passing: list[tuple[int, int]] = []
+        self._passing_classes: set[str] = set()
+        self._class_end = 0  # the line of the last Surefire class summary seen
 
     def feed(self, data: bytes) -> None:
         """Add a chunk (any size, any boundary)."""
@@ -281,6 +297,8 @@ class OutputScanner:
                     tuple(w) for w in self._windows.windows()),
                 shapes=None if self._binary or self._shapes is None
                 else self._shapes.result(lines),
+                passing_ranges=tuple(self._passing),
+                passing_classes=frozenset(self._passing_classes),
             )
         return self._closed
 
@@ -377,6 +395,8 @@ class OutputScanner:
             end = len(block) if end == -1 else end
             raw = block[start:end]
             kind = classify_line(raw[:4096].decode("utf-8", "replace"))
+            if b"Tests run:" in raw[:80]:
+                self._class_summary(raw, number, passed=kind is None)
             if kind is None:
                 continue
             self._counts[kind] += 1
@@ -394,6 +414,21 @@ class OutputScanner:
             self._counting_only = True
             self._counting_from = number + 1
             self._count_occurrences(lowered, end + 1)
+
+    def _class_summary(self, raw: bytes, number: int, *, passed: bool) -> None:
+        """Note one Surefire ``Tests run: …`` line: a class's summary (``-- in Class``, 2.x
+        ``- in Class``) ends its output; a passing one makes that output a passing range."""
+        m = _CLASS_SUMMARY.search(raw[:1024])
+        if m is None:
+            return  # the totals after `Results:`, not one class
+        if passed and len(self._passing) < _MAX_PASSING:
+            start = self._class_end + 1 if self._class_end else number
+            if self._passing and start <= self._passing[-1][1] + 1:
+                self._passing[-1] = (self._passing[-1][0], number)
+            else:
+                self._passing.append((start, number))
+            self._passing_classes.add(m.group(1).decode("utf-8", "replace"))
+        self._class_end = number
 
     def _last_from_suffix(self, lines: int) -> None:
         """After a flood, take the last lines that matter from the kept tail bytes."""
