@@ -147,3 +147,18 @@ def test_the_ceiling_turns_an_injected_delete_into_an_ask_through_the_gate():
     assert not verdict.allowed and verdict.outcome in ("ask", "deny"), verdict
     asked = gate.decide_sync(call, user_request="Delete the role assignment ra-17.")
     assert asked.allowed, asked
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("sequentialthinking", {"thought": "First, list the files", "nextThoughtNeeded": True,
+                            "thoughtNumber": 1, "totalThoughts": 3}),
+    ("send_email", {"to": "dana@example.com", "body": "Attached."}),
+])
+def test_a_hooks_mcp_name_and_the_proxys_bare_name_are_judged_alike(local, tool, arguments):
+    # Claude Code's hook names an MCP tool `mcp__server__tool`, the proxy `tool`: the learned
+    # destructive score read the prefix's words too (sequentialthinking 0.71 against 0.32,
+    # denied unrequested through the hook and allowed through the proxy)
+    bare, _, _ = judge(local, "refactor the parser module", tool, arguments)
+    hooked, _, _ = judge(local, "refactor the parser module", f"mcp__server-x__{tool}",
+                         arguments)
+    assert bare == hooked

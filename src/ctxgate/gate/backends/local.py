@@ -247,11 +247,15 @@ class LocalDecisionModel(Chainable):
             head_d = dhead.p([*e_call, *feats, 1.0])
         else:
             from ctxgate.gate.effects import learned
+            from ctxgate.gate.effects.annotations import split_mcp_name
 
             desc = call.get("description")
             schema = call.get("input_schema")
+            # the tool's own name, as the effect rules read it: a hook's `mcp__server__tool`
+            # and the proxy's `tool` are the same call (the prefix's words are not the tool's)
+            split = split_mcp_name(tool)
             head_d, effect = learned.p_destructive(
-                tool, args if isinstance(args, Mapping) else {},
+                split[1] if split else tool, args if isinstance(args, Mapping) else {},
                 description=desc if isinstance(desc, str) else None,
                 input_schema=schema if isinstance(schema, Mapping) else None)
             e_call = enc.encode_one(ft.window_text(ft.call_text(tool, args)))
