@@ -36,6 +36,10 @@ HIDDEN = [
     ("awk 'BEGIN{system(\"rm x\")}'", "local_irreversible"),
     ("LESSOPEN='|rm x' less f", "local_irreversible"),
     ("redis-cli flushall", "local_irreversible"),
+    # bash runs command substitutions in an unquoted here-doc's body before `cat` reads it;
+    # the parser called these read-only and the gate allowed them unrequested
+    ("cat <<EOF\n$(rm x)\nEOF", "local_irreversible"),
+    ("cat <<-END\n\t`rm x`\n\tEND", "local_irreversible"),
 ]
 
 

@@ -66,3 +66,24 @@ def test_a_temporary_directory_cleanup_in_a_test_script_is_not_a_delete(repo: Pa
     body = ("import shutil, tempfile\nd = tempfile.mkdtemp()\ntry:\n    pass\nfinally:\n"
             "    shutil.rmtree(d)\n")
     assert shell_effect(f"cat > t.py << 'EOF'\n{body}EOF\npython t.py", cwd=str(repo)) is None
+
+
+@pytest.mark.parametrize(
+    ("command", "destructive"),
+    [
+        ("cat <<EOF\n$(rm -rf ~/Documents)\nEOF", True),  # bash runs it first
+        ("cat <<EOF\nnotes: `rm -rf ~/Documents`\nEOF", True),
+        ("cat > x.txt <<-EOF\n\tnow: $(date) $(echo $(rm -rf ~/Documents))\n\tEOF", True),
+        ("cat <<'EOF'\n$(rm -rf ~/Documents)\nEOF", False),  # quoted delimiter: literal text
+        ('cat <<"EOF"\n$(rm -rf ~/Documents)\nEOF', False),
+        ("cat <<\\EOF\n$(rm -rf ~/Documents)\nEOF", False),
+        ("cat <<EOF\n\\$(rm -rf ~/Documents) is escaped\nEOF", False),
+        ("cat <<EOF\ntotal: $((1 + 2))\nEOF", False),  # arithmetic runs nothing
+    ],
+)
+def test_substitutions_in_an_unquoted_here_doc_run(repo: Path, command: str,
+                                                   destructive: bool) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert (e is not None and e.effect.destructive) is destructive, (command, e)
+    if destructive:
+        assert "unquoted here-doc" in e.evidence, e

@@ -29,6 +29,7 @@ otherwise than bash does, so without a finding it is ``None`` too.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
@@ -175,6 +176,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             continue
         program_rule(a, seg)
     _scan_scripts(a, segments, parsed.heredocs)
+    _heredoc_substitutions(a, command, parsed.heredocs)
     return a
 
 
@@ -457,3 +459,59 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
         found = code_effect(body, where=where, cwd=a.cwd)
         if found is not None and found.effect.destructive:
             a.add(found.effect, found.evidence)
+
+
+_HEREDOC_OP = re.compile(r"<<(?!<)-?[ \t]*([^\s;&|<>()]+)")
+"""A here-document operator and its delimiter word (a quote or backslash in the word makes
+the body literal)."""
+
+
+def _heredoc_substitutions(a: Analysis, command: str, heredocs: tuple[str, ...]) -> None:
+    """Command substitutions in the body of a here-document whose delimiter is not quoted:
+    bash runs them before the command reads the body (``cat <<EOF`` over ``$(rm -rf ~)``
+    deletes), so each is analysed as a command. When the operators cannot be matched to the
+    bodies one for one, every body is read as unquoted (the cautious reading)."""
+    if not heredocs:
+        return
+    words = [m.group(1) for m in _HEREDOC_OP.finditer(command)]
+    quoted = [any(q in w for q in "'\"\\") for w in words] if len(words) == len(heredocs) \
+        else [False] * len(heredocs)
+    for body, literal in zip(heredocs, quoted, strict=True):
+        if literal or ("$(" not in body and "`" not in body):
+            continue
+        for inner in _substitutions(body):
+            a.inner("a command substitution in an unquoted here-doc", inner)
+
+
+def _substitutions(text: str) -> list[str]:
+    """The commands of the ``$(…)`` and backtick substitutions of ``text`` (outermost ones;
+    ``\\$`` and ``\\``` are literal; an unclosed one runs to the end of the text)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                if text[j] == "\\":
+                    j += 1
+                elif text[j] == "(":
+                    depth += 1
+                elif text[j] == ")":
+                    depth -= 1
+                j += 1
+            out.append(text[i + 2:j - 1] if not depth else text[i + 2:])
+            i = j
+            continue
+        if c == "`":
+            j = i + 1
+            while j < n and text[j] != "`":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i + 1:j])
+            i = j + 1
+            continue
+        i += 1
+    return [x for x in out if x.strip()]
