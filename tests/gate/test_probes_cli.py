@@ -40,6 +40,9 @@ HIDDEN = [
     # the parser called these read-only and the gate allowed them unrequested
     ("cat <<EOF\n$(rm x)\nEOF", "local_irreversible"),
     ("cat <<-END\n\t`rm x`\n\tEND", "local_irreversible"),
+    # a substitution inside a parameter expansion, a pager's `+!cmd`: read-only before
+    ("echo ${unset_var:=$(rm x)}", "local_irreversible"),
+    ("less '+!rm x' f", "local_irreversible"),
 ]
 
 

@@ -223,9 +223,9 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
     if irreversible:
         a.add(IRREVERSIBLE, irreversible)
         return
-    if sub in ("stash", "branch", "tag", "remote", "config", "worktree", "notes", "reflog",
+    if sub in ("branch", "tag", "remote", "config", "worktree", "notes", "reflog",
                "lfs", "submodule", "bisect") and not words:
-        return  # listing
+        return  # listing (a bare `git stash` is `git stash push`: it changes the tree)
     if words and (sub, words[0]) in {("stash", "list"), ("stash", "show"), ("remote", "show"),
                            ("remote", "get-url"), ("worktree", "list"), ("notes", "show"),
                            ("notes", "list"), ("reflog", "show"), ("submodule", "status"),

@@ -378,6 +378,10 @@ def _copy(a, seg) -> None:
             "scp", "rsync"):
         a.add(EXTERNAL, f"`{seg.program}` copies files to or from another machine")
         return
+    if seg.program == "rsync" and any(x.startswith(("--delete", "--del", "--remove-"))
+                                      and x != "--remove-source-files" for x in seg.args):
+        a.path(f"`rsync {' '.join(x for x in seg.args if x.startswith('--del'))[:40]}` "
+               f"deletes what the source lacks in {dest}", dest, "delete")
     full = os.path.join(a.cwd, os.path.expanduser(dest))
     if os.path.isdir(full) and seg.program != "ln":
         for src in ops[:-1]:
@@ -388,6 +392,20 @@ def _copy(a, seg) -> None:
     if seg.program == "mv" or (seg.program == "rsync" and seg.has_option("--remove-source-files")):
         for src in ops[:-1]:
             a.path(f"`{seg.program}` moves {src} away", src, "edit")
+
+
+def _pager(a, seg) -> None:
+    """``less +CMD`` runs a pager command at start: ``+!cmd`` a shell command, ``+|…`` pipes to
+    one; ``less -o F``/``--log-file=F`` copies what it shows into F."""
+    for x in seg.args:
+        if x.startswith("+") and ("!" in x or "|" in x):
+            body = x[1:].lstrip("g").split("!", 1)[1] if "!" in x else ""
+            if body.strip():
+                a.inner(f"`{seg.program} {x[:40]}` runs", body)
+            else:
+                a.unknown.append(f"`{seg.program} {x[:40]}` pipes to a command")
+    for p in _option_value(seg.args, ("-o", "-O"), ("--log-file", "--LOG-FILE")):
+        a.path(f"`{seg.program}` logs to {p}", p, "overwrite")
 
 
 def _touch(a, seg) -> None:
@@ -749,6 +767,8 @@ def program_rule(a, seg) -> None:
             a.add(IRREVERSIBLE, "`hostname NAME` renames the machine")
         elif prog == "xxd" and seg.has_option("-r") and len(_operands(seg.args, "cgls")) >= 2:
             a.path("`xxd -r`", _operands(seg.args, "cgls")[1], "overwrite")
+        elif prog in ("less", "more"):
+            _pager(a, seg)
         return
     if _removing_subcommand(a, seg):
         return

@@ -177,6 +177,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
         program_rule(a, seg)
     _scan_scripts(a, segments, parsed.heredocs)
     _heredoc_substitutions(a, command, parsed.heredocs)
+    _parameter_substitutions(a, command)
     return a
 
 
@@ -515,3 +516,24 @@ def _substitutions(text: str) -> list[str]:
             continue
         i += 1
     return [x for x in out if x.strip()]
+
+
+def _parameter_substitutions(a: Analysis, command: str) -> None:
+    """Command substitutions inside a parameter expansion (``${x:=$(rm -rf ~)}``, ``${x:-`cmd`}``),
+    which the parser does not descend into: each is analysed as a command (read cautiously:
+    one inside single quotes, which bash leaves literal, counts too)."""
+    start = command.find("${")
+    while start != -1:
+        depth, j = 1, start + 2
+        while j < len(command) and depth:
+            if command[j] == "\\":
+                j += 1
+            elif command.startswith("${", j):
+                depth += 1
+                j += 1
+            elif command[j] == "}":
+                depth -= 1
+            j += 1
+        for inner in _substitutions(command[start + 2:j - 1]):
+            a.inner("a command substitution in a parameter expansion", inner)
+        start = command.find("${", j)

@@ -1,0 +1,42 @@
+"""Commands the shell rules called read-only (which waives the destructive test) or
+recoverable while they run or lose something: found by probing the rules with commands that
+hide a run or a write in an option or an expansion. Each case against a real git repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxgate.gate.effects.model import EffectClass
+from ctxgate.gate.effects.shell import shell_effect
+
+R, IRR, RO = (EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE,
+              EffectClass.READ_ONLY)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected", "words"),
+    [
+        ("echo ${x:=$(rm -rf scratch.txt)}", IRR, "parameter expansion"),
+        ("echo ${x:-`rm -f scratch.txt`}", IRR, "parameter expansion"),
+        ("echo ${x:-${y:-$(rm -f scratch.txt)}}", IRR, "parameter expansion"),
+        ("less '+!rm scratch.txt' README.md", IRR, "runs"),
+        ("more '+!rm scratch.txt' README.md", IRR, "runs"),
+        ("less -o notes.log README.md", R, "logs to"),
+        ("rsync -a --delete ../empty/ src/", IRR, "--delete"),
+        ("git stash", R, "git stash"),
+    ],
+)
+def test_hidden_runs_and_losses_are_found(repo: Path, command: str, expected: EffectClass,
+                                          words: str) -> None:
+    (repo.parent / "empty").mkdir(exist_ok=True)
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is expected and words in e.evidence, (command, e)
+
+
+@pytest.mark.parametrize("command", ["echo ${HOME}", "less +G README.md", "git stash list",
+                                     "echo ${x:-default}"])
+def test_their_plain_forms_still_only_read(repo: Path, command: str) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is RO, (command, e)
