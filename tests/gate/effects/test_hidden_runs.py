@@ -26,6 +26,14 @@ R, IRR, RO = (EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE,
         ("less -o notes.log README.md", R, "logs to"),
         ("rsync -a --delete ../empty/ src/", IRR, "--delete"),
         ("git stash", R, "git stash"),
+        ("tree -o scratch.txt", IRR, "tree -o"),
+        ("bat --pager 'rm scratch.txt' README.md", IRR, "--pager"),
+        ("fzf --preview 'rm scratch.txt'", IRR, "--preview"),
+        ("fzf --bind 'enter:execute(rm scratch.txt)'", IRR, "--bind"),
+        ("trap 'rm scratch.txt' EXIT; ls", IRR, "trap"),
+        ("export PROMPT_COMMAND='rm scratch.txt'", IRR, "plants"),
+        ("fd -e txt -x rm", IRR, "fd -x"),  # fd appends each match
+        ("rg --pre 'rm scratch.txt' pattern README.md", IRR, "--pre"),
     ],
 )
 def test_hidden_runs_and_losses_are_found(repo: Path, command: str, expected: EffectClass,
@@ -36,7 +44,9 @@ def test_hidden_runs_and_losses_are_found(repo: Path, command: str, expected: Ef
 
 
 @pytest.mark.parametrize("command", ["echo ${HOME}", "less +G README.md", "git stash list",
-                                     "echo ${x:-default}"])
+                                     "echo ${x:-default}", "tree -L 2", "fd -e py",
+                                     "rg -n foo", "trap - EXIT", "export PATH=/usr/bin:$PATH",
+                                     "fd -e py -x wc -l"])
 def test_their_plain_forms_still_only_read(repo: Path, command: str) -> None:
     e = shell_effect(command, cwd=str(repo))
     assert e is not None and e.effect is RO, (command, e)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import shlex
 from collections.abc import Callable
 
 from ctxgate.gate.effects.model import EffectClass
@@ -707,6 +708,9 @@ _COMMAND_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "zip": (("-TT",), ("--unzip-command",)),
     "man": (("-P",), ("--pager",)),
     "rsync": (("-e",), ("--rsh", "--rsync-path")),
+    "bat": ((), ("--pager",)),
+    "rg": ((), ("--pre",)),
+    "fzf": ((), ("--preview",)),
 }
 """Options whose value is a command the program runs on this machine (``tar
 --to-command='rm …'``, ``sort --compress-program=…``, ``zip -TT …``, ``man -P …``): the
@@ -736,6 +740,43 @@ def _option_commands(a, seg) -> None:
         a.inner(f"`{seg.program} {option}` runs", command)
 
 
+_PLANTS = frozenset({"export", "declare", "typeset", "readonly", "local"})
+_FZF_ACTION = re.compile(r"(?:execute|execute-silent|become|reload)[(\[{<](.*?)[)\]}>]")
+
+
+def _hidden_runs(a, seg) -> None:
+    """Programs the rules take for readers that run or write something given in their
+    arguments: ``trap CMD SIG`` (runs CMD later), ``export PROMPT_COMMAND=CMD`` (plants
+    CMD), ``fd … -x CMD`` (runs CMD on each match), ``fzf --bind 'k:execute(CMD)'``,
+    ``tree -o FILE`` (writes FILE)."""
+    prog, args = seg.program, seg.args
+    if prog == "trap" and args and not args[0].startswith("-") and args[0].strip():
+        a.inner("`trap` runs on a signal or at exit", args[0])
+    elif prog in _PLANTS:
+        from ctxgate.gate.effects.shell import _CODE_VARIABLES
+
+        for x in args:
+            name, eq, value = x.partition("=")
+            if eq and name in _CODE_VARIABLES and value.strip():
+                a.inner(f"`{prog} {name}=…` plants a command", value.lstrip("|").strip())
+    elif prog == "fd":
+        for k, x in enumerate(args):
+            if x in ("-x", "--exec", "-X", "--exec-batch"):
+                words = [w for w in args[k + 1:] if w != ";"]
+                if words and not any("{" in w for w in words):
+                    words.append("{}")  # fd appends each match's path
+                if words:
+                    a.inner(f"`fd {x}` runs", " ".join(shlex.quote(w) for w in words))
+                break
+    elif prog == "fzf":
+        for v in _option_value(args, (), ("--bind",)):
+            for m in _FZF_ACTION.finditer(v):
+                a.inner("`fzf --bind` runs", m.group(1))
+    elif prog == "tree":
+        for v in _option_value(args, ("-o",), ()):
+            a.path("`tree -o`", v, "overwrite")
+
+
 def program_rule(a, seg) -> None:
     """Add the findings of one simple command ``seg`` to the analysis ``a``."""
     prog = seg.program
@@ -743,6 +784,8 @@ def program_rule(a, seg) -> None:
         return
     if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
         _option_commands(a, seg)
+    if prog in ("trap", "fd", "fzf", "tree") or prog in _PLANTS:
+        _hidden_runs(a, seg)
     if prog in ("mount",) and not _operands(seg.args):
         return
     rule = _RULES.get(prog)
