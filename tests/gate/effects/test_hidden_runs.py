@@ -34,6 +34,9 @@ R, IRR, RO = (EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE,
         ("export PROMPT_COMMAND='rm scratch.txt'", IRR, "plants"),
         ("fd -e txt -x rm", IRR, "fd -x"),  # fd appends each match
         ("rg --pre 'rm scratch.txt' pattern README.md", IRR, "--pre"),
+        ("git grep -O'rm scratch.txt' hello", IRR, "git grep -O"),
+        ("git grep --open-files-in-pager='rm scratch.txt' hello", IRR, "git grep -O"),
+        ("info --output=scratch.txt ls", IRR, "info -o"),
     ],
 )
 def test_hidden_runs_and_losses_are_found(repo: Path, command: str, expected: EffectClass,
@@ -46,7 +49,7 @@ def test_hidden_runs_and_losses_are_found(repo: Path, command: str, expected: Ef
 @pytest.mark.parametrize("command", ["echo ${HOME}", "less +G README.md", "git stash list",
                                      "echo ${x:-default}", "tree -L 2", "fd -e py",
                                      "rg -n foo", "trap - EXIT", "export PATH=/usr/bin:$PATH",
-                                     "fd -e py -x wc -l"])
+                                     "fd -e py -x wc -l", "git grep -n hello", "info ls"])
 def test_their_plain_forms_still_only_read(repo: Path, command: str) -> None:
     e = shell_effect(command, cwd=str(repo))
     assert e is not None and e.effect is RO, (command, e)

@@ -157,6 +157,10 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
                 outs.append(rest[1])
         for p in outs:
             a.path(f"`git {sub} --output {p}`", p, "overwrite")
+        if sub == "grep":  # -O/--open-files-in-pager=CMD runs CMD on the matching files
+            for cmd in _option_value(tuple(rest), ("-O",), ("--open-files-in-pager",)):
+                if cmd.strip():
+                    a.inner("`git grep -O` runs", cmd)
         return
     if sub not in _RECOVERABLE:
         a.unknown.append(f"git {sub}")

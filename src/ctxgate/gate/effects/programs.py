@@ -748,7 +748,7 @@ def _hidden_runs(a, seg) -> None:
     """Programs the rules take for readers that run or write something given in their
     arguments: ``trap CMD SIG`` (runs CMD later), ``export PROMPT_COMMAND=CMD`` (plants
     CMD), ``fd … -x CMD`` (runs CMD on each match), ``fzf --bind 'k:execute(CMD)'``,
-    ``tree -o FILE`` (writes FILE)."""
+    ``tree -o FILE`` and ``info -o FILE`` (write FILE)."""
     prog, args = seg.program, seg.args
     if prog == "trap" and args and not args[0].startswith("-") and args[0].strip():
         a.inner("`trap` runs on a signal or at exit", args[0])
@@ -772,9 +772,9 @@ def _hidden_runs(a, seg) -> None:
         for v in _option_value(args, (), ("--bind",)):
             for m in _FZF_ACTION.finditer(v):
                 a.inner("`fzf --bind` runs", m.group(1))
-    elif prog == "tree":
-        for v in _option_value(args, ("-o",), ()):
-            a.path("`tree -o`", v, "overwrite")
+    elif prog in ("tree", "info"):
+        for v in _option_value(args, ("-o",), ("--output",)):
+            a.path(f"`{prog} -o`", v, "overwrite")
 
 
 def program_rule(a, seg) -> None:
@@ -784,7 +784,7 @@ def program_rule(a, seg) -> None:
         return
     if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
         _option_commands(a, seg)
-    if prog in ("trap", "fd", "fzf", "tree") or prog in _PLANTS:
+    if prog in ("trap", "fd", "fzf", "tree", "info") or prog in _PLANTS:
         _hidden_runs(a, seg)
     if prog in ("mount",) and not _operands(seg.args):
         return
