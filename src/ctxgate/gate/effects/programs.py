@@ -748,7 +748,9 @@ def _hidden_runs(a, seg) -> None:
     """Programs the rules take for readers that run or write something given in their
     arguments: ``trap CMD SIG`` (runs CMD later), ``export PROMPT_COMMAND=CMD`` (plants
     CMD), ``fd … -x CMD`` (runs CMD on each match), ``fzf --bind 'k:execute(CMD)'``,
-    ``tree -o FILE`` and ``info -o FILE`` (write FILE)."""
+    ``tree -o FILE``, ``info -o FILE``, ``iconv -o FILE`` (write FILE); ``hash -p FILE NAME``
+    and a changed ``PATH`` make a program name run another file (unknown: the model
+    judges)."""
     prog, args = seg.program, seg.args
     if prog == "trap" and args and not args[0].startswith("-") and args[0].strip():
         a.inner("`trap` runs on a signal or at exit", args[0])
@@ -759,6 +761,10 @@ def _hidden_runs(a, seg) -> None:
             name, eq, value = x.partition("=")
             if eq and name in _CODE_VARIABLES and value.strip():
                 a.inner(f"`{prog} {name}=…` plants a command", value.lstrip("|").strip())
+            elif eq and name == "PATH":
+                a.unknown.append(f"`{prog} PATH=…` changes which file each program name runs")
+    elif prog == "hash" and seg.has_option("-p"):
+        a.unknown.append("`hash -p FILE NAME` makes NAME run FILE")
     elif prog == "fd":
         for k, x in enumerate(args):
             if x in ("-x", "--exec", "-X", "--exec-batch"):
@@ -772,7 +778,7 @@ def _hidden_runs(a, seg) -> None:
         for v in _option_value(args, (), ("--bind",)):
             for m in _FZF_ACTION.finditer(v):
                 a.inner("`fzf --bind` runs", m.group(1))
-    elif prog in ("tree", "info"):
+    elif prog in ("tree", "info", "iconv"):
         for v in _option_value(args, ("-o",), ("--output",)):
             a.path(f"`{prog} -o`", v, "overwrite")
 
@@ -784,7 +790,7 @@ def program_rule(a, seg) -> None:
         return
     if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
         _option_commands(a, seg)
-    if prog in ("trap", "fd", "fzf", "tree", "info") or prog in _PLANTS:
+    if prog in ("trap", "fd", "fzf", "tree", "info", "iconv", "hash") or prog in _PLANTS:
         _hidden_runs(a, seg)
     if prog in ("mount",) and not _operands(seg.args):
         return

@@ -155,6 +155,8 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
     for seg in segments:
         for assignment in seg.env:
             name, _, value = assignment.partition("=")
+            if name == "PATH":  # a program's name may now run another file
+                a.unknown.append(f"PATH={value[:60]} changes which file each program name runs")
             if name in _CODE_VARIABLES and value.strip():
                 body = value.lstrip("|").strip()
                 if seg.program:
