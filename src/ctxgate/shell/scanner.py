@@ -214,41 +214,18 @@ class _Scanner:
 
     def matching(self, j: int, closer: str) -> int:
         """Index just past the ``closer`` that ends a construct opened before ``j``."""
-        s = self.s
-        level = 1
-        while j < len(s):
-            if s.startswith(closer, j) and level == 1:
-                return j + len(closer)
-            c = s[j]
-            if c == "\\":
-                j += 2
-                continue
-            if c == "'":
-                k = s.find("'", j + 1)
-                j = len(s) if k == -1 else k + 1
-                continue
-            if c == '"':
-                j += 1
-                while j < len(s) and s[j] != '"':
-                    j += 2 if s[j] == "\\" else 1
-                j += 1
-                continue
-            if c == "(":
-                level += 1
-            elif c == ")":
-                level -= 1
-            j += 1
-        self.acc.errors.append(f"unterminated {closer!r}")
-        return len(s)
+        end = construct_end(self.s, j, closer)
+        if end is None:
+            self.acc.errors.append(f"unterminated {closer!r}")
+            return len(self.s)
+        return end
 
     def backtick_end(self, j: int) -> int:
-        s = self.s
-        while j < len(s) and s[j] != "`":
-            j += 2 if s[j] == "\\" else 1
-        if j >= len(s):
+        end = backtick_end(self.s, j)
+        if end is None:
             self.acc.errors.append("unterminated backtick")
-            return len(s)
-        return j + 1
+            return len(self.s)
+        return end
 
     def record_subst(self, start: int, end: int, context: str) -> None:
         text = self.s[start:end]
@@ -275,3 +252,40 @@ class _Scanner:
                     break
                 body.append(line + "\n")
             self.acc.heredocs.append("".join(body))
+
+
+def construct_end(s: str, j: int, closer: str) -> int | None:
+    """Index just past the ``closer`` (``)``, ``))``, ``}``) that ends a construct opened
+    before ``j`` — quotes, escapes and nested parentheses skipped — or ``None`` when ``s``
+    ends first."""
+    level = 1
+    while j < len(s):
+        if s.startswith(closer, j) and level == 1:
+            return j + len(closer)
+        c = s[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "'":
+            k = s.find("'", j + 1)
+            j = len(s) if k == -1 else k + 1
+            continue
+        if c == '"':
+            j += 1
+            while j < len(s) and s[j] != '"':
+                j += 2 if s[j] == "\\" else 1
+            j += 1
+            continue
+        if c == "(":
+            level += 1
+        elif c == ")":
+            level -= 1
+        j += 1
+    return None
+
+
+def backtick_end(s: str, j: int) -> int | None:
+    """Index just past the backtick that closes one opened before ``j``, or ``None``."""
+    while j < len(s) and s[j] != "`":
+        j += 2 if s[j] == "\\" else 1
+    return j + 1 if j < len(s) else None

@@ -487,36 +487,27 @@ def _heredoc_substitutions(a: Analysis, command: str, heredocs: tuple[str, ...])
 
 
 def _substitutions(text: str) -> list[str]:
-    """The commands of the ``$(…)`` and backtick substitutions of ``text`` (outermost ones;
-    ``\\$`` and ``\\``` are literal; an unclosed one runs to the end of the text)."""
+    """The commands of the ``$(…)`` and backtick substitutions of ``text`` (outermost ones,
+    ended as the shell scanner ends them; ``\\$`` and ``\\``` are literal; an unclosed one
+    runs to the end of the text)."""
+    from ctxgate.shell.scanner import backtick_end, construct_end
+
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
         if c == "\\":
             i += 2
-            continue
-        if c == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
-            depth, j = 1, i + 2
-            while j < n and depth:
-                if text[j] == "\\":
-                    j += 1
-                elif text[j] == "(":
-                    depth += 1
-                elif text[j] == ")":
-                    depth -= 1
-                j += 1
-            out.append(text[i + 2:j - 1] if not depth else text[i + 2:])
-            i = j
-            continue
-        if c == "`":
-            j = i + 1
-            while j < n and text[j] != "`":
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i + 1:j])
-            i = j + 1
-            continue
-        i += 1
+        elif c == "$" and text.startswith("$(", i) and not text.startswith("$((", i):
+            end = construct_end(text, i + 2, ")")
+            out.append(text[i + 2:end - 1] if end is not None else text[i + 2:])
+            i = end if end is not None else n
+        elif c == "`":
+            end = backtick_end(text, i + 1)
+            out.append(text[i + 1:end - 1] if end is not None else text[i + 1:])
+            i = end if end is not None else n
+        else:
+            i += 1
     return [x for x in out if x.strip()]
 
 
@@ -524,18 +515,12 @@ def _parameter_substitutions(a: Analysis, command: str) -> None:
     """Command substitutions inside a parameter expansion (``${x:=$(rm -rf ~)}``, ``${x:-`cmd`}``),
     which the parser does not descend into: each is analysed as a command (read cautiously:
     one inside single quotes, which bash leaves literal, counts too)."""
+    from ctxgate.shell.scanner import construct_end
+
     start = command.find("${")
     while start != -1:
-        depth, j = 1, start + 2
-        while j < len(command) and depth:
-            if command[j] == "\\":
-                j += 1
-            elif command.startswith("${", j):
-                depth += 1
-                j += 1
-            elif command[j] == "}":
-                depth -= 1
-            j += 1
+        end = construct_end(command, start + 2, "}")
+        j = end if end is not None else len(command) + 1
         for inner in _substitutions(command[start + 2:j - 1]):
             a.inner("a command substitution in a parameter expansion", inner)
         start = command.find("${", j)
