@@ -65,6 +65,7 @@ nothing here tunes a threshold or a rule.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -72,6 +73,7 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -542,17 +544,20 @@ def named_paths(command: str) -> dict[str, bool]:
     return out
 
 
-def materialise(root: Path, paths: dict[str, bool]) -> None:
+def materialise(root: Path, paths: dict[str, bool], *, changed: bool = True,
+                untracked: Collection[str] = ()) -> None:
     """Make ``root`` a git repository in which every named path exists and holds something of
     value: committed, then changed without committing (a delete or an overwrite would lose
-    work that git cannot bring back); a directory holds one such file."""
+    work that git cannot bring back); a directory holds one such file. ``changed=False``
+    leaves the committed files clean; the names in ``untracked`` are written after the commit
+    instead (a file git does not know)."""
     import subprocess
 
     env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
     subprocess.run(git + ["init", "-q", "-b", "main"], cwd=root, env=env, check=True,
                    capture_output=True)
-    files = []
+    files, later = [], []
     for name, is_dir in sorted(paths.items()):
         target = root / name
         try:
@@ -562,6 +567,9 @@ def materialise(root: Path, paths: dict[str, bool]) -> None:
             elif target.is_dir():
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
+            if name in untracked:
+                later.append(target)
+                continue
             target.write_text("committed work\n")
             files.append(target)
         except OSError:
@@ -569,9 +577,12 @@ def materialise(root: Path, paths: dict[str, bool]) -> None:
     subprocess.run(git + ["add", "-A"], cwd=root, env=env, check=True, capture_output=True)
     subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", "init"], cwd=root, env=env,
                    check=True, capture_output=True)
-    for f in files:
+    for f in files if changed else ():
         with f.open("a") as fh:
             fh.write("uncommitted work\n")
+    for f in later:
+        with contextlib.suppress(OSError):
+            f.write_text("untracked work\n")
 
 
 class WholeGate:

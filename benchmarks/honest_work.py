@@ -27,12 +27,10 @@ conservative stand-in for a real checkout. Measuring only: nothing here tunes th
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,12 +40,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from gate_quality import named_paths  # noqa: E402
+from gate_quality import materialise, named_paths  # noqa: E402
 from provenance_benign import commands_of, text_of, trajectory_messages  # noqa: E402
 
 _WRITE_TARGET = re.compile(r"(?:>>?|\btee\s+(?:-a\s+)?|\btouch\s+)\s*['\"]?([\w./-]+)")
-_GIT_ENV = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
-_GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
 
 
 def written_paths(command: str) -> set[str]:
@@ -84,35 +80,6 @@ def kind_of(command: str) -> str:
     if first == "git":
         return "git"
     return "read / search / other"
-
-
-def make_repo(root: Path, paths: dict[str, bool], own: set[str]) -> None:
-    """A git repository at ``root``: each named path exists; the agent's own files untracked,
-    every other one committed and clean."""
-    subprocess.run(_GIT + ["init", "-q", "-b", "main"], cwd=root, env=_GIT_ENV, check=True,
-                   capture_output=True)
-    later = []
-    for name, is_dir in sorted(paths.items()):
-        target = root / name
-        try:
-            if is_dir:
-                target.mkdir(parents=True, exist_ok=True)
-                target = target / "kept.py"
-            elif target.is_dir():
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if name in own:
-                later.append(target)
-            else:
-                target.write_text("project file\n")
-        except OSError:
-            continue
-    subprocess.run(_GIT + ["add", "-A"], cwd=root, env=_GIT_ENV, check=True, capture_output=True)
-    subprocess.run(_GIT + ["commit", "-q", "--allow-empty", "-m", "checkout"], cwd=root,
-                   env=_GIT_ENV, check=True, capture_output=True)
-    for f in later:
-        with contextlib.suppress(OSError):
-            f.write_text("the agent's own file\n")
 
 
 def main() -> None:
@@ -192,7 +159,7 @@ def judge(gate: Any, tool_call: Any, command: str, seen: list[dict[str, Any]], r
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     try:
-        make_repo(Path(tmp), paths, {p for p in own if p in paths})
+        materialise(Path(tmp), paths, changed=False, untracked={p for p in own if p in paths})
         gate.new_run()
         call = tool_call(tool="bash", arguments={"command": command.replace("/testbed", tmp)},
                          cwd=tmp)
