@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import subprocess
+from pathlib import Path
 
 
 def build_log(n_lines: int, *, seed: int = 0, error_at: int | None = None,
@@ -23,3 +27,21 @@ def text_of_tokens(n_tokens: int) -> str:
     text = "a" + " a" * (n_tokens - 1)
     assert count_tokens(text).count == n_tokens
     return text
+
+
+def cargo_test(root: Path, lib_rs: str, *test_args: str,
+               backtrace: str = "0") -> subprocess.CompletedProcess[str]:
+    """Real ``cargo test --offline -q [-- TEST_ARGS]`` of a one-file library crate at ``root``
+    (std only, its own target directory)."""
+    import pytest
+
+    if shutil.which("cargo") is None:
+        pytest.fail("cargo is needed (rustup)")
+    (root / "src").mkdir()
+    (root / "Cargo.toml").write_text('[package]\nname = "demo"\nversion = "0.1.0"\n'
+                                     'edition = "2021"\n', encoding="utf-8")
+    (root / "src" / "lib.rs").write_text(lib_rs, encoding="utf-8")
+    env = dict(os.environ, RUST_BACKTRACE=backtrace, CARGO_TARGET_DIR=str(root / "target"))
+    argv = ["cargo", "test", "--offline", "-q", *(["--", *test_args] if test_args else [])]
+    return subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)

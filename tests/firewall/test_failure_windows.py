@@ -23,6 +23,8 @@ import pytest
 from ctxgate.archive import Archive
 from ctxgate.firewall import FirewallPolicy, firewall
 
+from .helpers import cargo_test
+
 POLICY = FirewallPolicy(min_tokens=0)
 
 
@@ -235,23 +237,12 @@ def test_a_rust_test_panic_is_labelled_a_rust_panic(tmp_path: Path) -> None:
     """Real ``cargo test``: Rust 1.9x writes ``thread 'tests::x' (29260) panicked at``, with the
     thread id, which the label did not know; its backtrace's ``at /rustc/…/panicking.rs:689:5``
     frames were labelled a JavaScript stack trace."""
-    if shutil.which("cargo") is None:
-        pytest.fail("cargo is needed (rustup)")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "Cargo.toml").write_text('[package]\nname = "demo"\nversion = "0.1.0"\n'
-                                         'edition = "2021"\n', encoding="utf-8")
     tests = [f"    #[test] fn case_{i}() {{ assert_eq!(parse(\"{i}\"), {i}); }}"
              for i in range(200)]
-    (tmp_path / "src" / "lib.rs").write_text(
-        "pub fn parse(s: &str) -> u32 { s.trim().parse().unwrap() }\n#[cfg(test)]\nmod tests {\n"
-        "    use super::*;\n" + "\n".join(tests) +
-        '\n    #[test] fn parses_padded() { assert_eq!(parse(" 7x "), 7); }\n}\n',
-        encoding="utf-8")
-    import os
-
-    env = dict(os.environ, RUST_BACKTRACE="1", CARGO_TARGET_DIR=str(tmp_path / "target"))
-    out = subprocess.run(["cargo", "test", "--offline", "-q"], cwd=tmp_path, env=env,
-                         capture_output=True, text=True, timeout=300)
+    lib_rs = ("pub fn parse(s: &str) -> u32 { s.trim().parse().unwrap() }\n#[cfg(test)]\n"
+              "mod tests {\n    use super::*;\n" + "\n".join(tests) +
+              '\n    #[test] fn parses_padded() { assert_eq!(parse(" 7x "), 7); }\n}\n')
+    out = cargo_test(tmp_path, lib_rs, backtrace="1")
     assert out.returncode != 0 and "panicked at" in out.stdout + out.stderr, out
     res = firewall("shell", (out.stdout + out.stderr).encode(), archive=Archive(),
                    policy=POLICY)

@@ -19,6 +19,8 @@ import pytest
 from ctxgate.archive import Archive
 from ctxgate.firewall import FirewallPolicy, firewall
 
+from .helpers import cargo_test
+
 POLICY = FirewallPolicy(min_tokens=0)
 
 
@@ -66,23 +68,14 @@ def test_cargo_show_output_passing_tests_are_not_failure_reports(tmp_path: Path)
     """Real ``cargo test -- --show-output``: every passing test's output is printed under
     ``---- t stdout ----``, the header of a failure report too. The failing test's report
     was in the omitted middle; the digest showed passing tests' output instead."""
-    if shutil.which("cargo") is None:
-        pytest.fail("cargo is needed (rustup)")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "Cargo.toml").write_text('[package]\nname = "demo"\nversion = "0.1.0"\n'
-                                         'edition = "2021"\n', encoding="utf-8")
     tests = [f"    #[test] fn case_{i}() {{ println!(\"ERROR [worker-{i % 3}] lock busy, "
              f"will retry\"); for k in 0..8 {{ println!(\"INFO  [worker] batch {{k}}\"); }} "
              f"assert_eq!(label({i}), \"auth-{i:03}\"); }}" for i in range(40)]
-    (tmp_path / "src" / "lib.rs").write_text(
-        "pub fn label(n: u32) -> String { format!(\"auth-{:03}\", n) }\n#[cfg(test)]\n"
-        "mod tests {\n    use super::*;\n" + "\n".join(tests) +
-        '\n    #[test] fn rejects_cache() { assert_eq!(label(60), "auth-068", "label for '
-        'entry 60"); }\n}\n', encoding="utf-8")
-    env = dict(os.environ, RUST_BACKTRACE="0", CARGO_TARGET_DIR=str(tmp_path / "target"))
-    out = subprocess.run(["cargo", "test", "--offline", "-q", "--", "--show-output",
-                          "--test-threads=1"], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=300)
+    lib_rs = ("pub fn label(n: u32) -> String { format!(\"auth-{:03}\", n) }\n#[cfg(test)]\n"
+              "mod tests {\n    use super::*;\n" + "\n".join(tests) +
+              '\n    #[test] fn rejects_cache() { assert_eq!(label(60), "auth-068", "label for '
+              'entry 60"); }\n}\n')
+    out = cargo_test(tmp_path, lib_rs, "--show-output", "--test-threads=1")
     assert out.returncode != 0 and "successes:" in out.stdout, out
     text = out.stdout + out.stderr
     d = _digest(text)
