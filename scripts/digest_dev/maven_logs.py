@@ -86,6 +86,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
 
+from corpus import groundtruth, log_lines, prepare_out, sh_quote, wrong
+
 DEFAULT_OUT = Path("/work/cache/digest-dev")
 GENERATOR = "scripts/digest_dev/maven_logs.py"
 KINDS = ("assert_junit5", "assert_junit4", "exception", "compile_error", "multi_module")
@@ -115,7 +117,6 @@ NOUNS = ("Total", "Batch", "EmptyInput", "LargeBatch", "Label", "Series", "Repor
          "ConnectionFailure", "ErrorPath", "Defaults", "Rounding", "Checkpoint", "Cache")
 BRANCHES = ("main", "develop", "feature/ledger-sync", "release/2.4", "fix/retry-backoff")
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 LEVEL = re.compile(r"^\[(INFO|ERROR|WARNING|DEBUG)\]( |$)")
 REPORT_HEAD = re.compile(
     r"^\[ERROR\] (?P<test>\S+?)(?:\((?P<cls>[\w.$]+)\))?\s+(?:--?\s+)?Time elapsed.*"
@@ -576,10 +577,6 @@ def pass_stmt(rng: Random, m: Model, style: str) -> str:
     return f'assertThat(svc.find("alpha"), is({jstr(m.store["alpha"])}));'
 
 
-def wrong(rng: Random, v: int) -> int:
-    return v + rng.choice((-3, -2, -1, 1, 2, 5, 10))
-
-
 def fail_stmts(rng: Random, m: Model, style: str) -> tuple[list[str], str]:
     """Statements of a test that fails by assertion, and the assertion's type."""
     a, b, n = rng.randint(1, 300), rng.randint(1, 300), rng.randint(2, 40)
@@ -1009,10 +1006,6 @@ def job_script(case: Case) -> str:
     return "\n".join(lines) + "\n"
 
 
-def sh_quote(s: str) -> str:
-    return "'" + s.replace("'", "'\"'\"'") + "'"
-
-
 def plan_script(rng: Random, case: Case, multi: bool) -> dict:
     big = case.size == "large"
     small = case.size == "small"
@@ -1132,14 +1125,6 @@ def plan_case(kind: str, seed: int) -> Case:
 # --------------------------------------------------------------------------- labelling
 
 
-def log_lines(log: bytes) -> list[str]:
-    text = log.decode("utf-8", "replace")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ANSI.sub("", x) for x in lines]
-
-
 def expected_failures(case: Case) -> dict[tuple[str, str], str]:
     out = {}
     for mod in case.modules:
@@ -1253,16 +1238,6 @@ def label(lines: list[str], case: Case, ws: Path) -> tuple[set[int], list[str]]:
     return labels, problems
 
 
-def ranges(nums: set[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for x in sorted(nums):
-        if out and x == out[-1][1] + 1:
-            out[-1] = (out[-1][0], x)
-        else:
-            out.append((x, x))
-    return out
-
-
 # --------------------------------------------------------------------------- driver
 
 
@@ -1310,7 +1285,7 @@ def run_case(case: Case, build_root: Path, out_dir: Path, timeout: int) -> tuple
     dest = out_dir / case.name
     dest.mkdir(parents=True)
     (dest / "fail.log").write_bytes(log)
-    gt = ["DEFAULT"] + [f"E {a}-{b}" if a != b else f"E {a}" for a, b in ranges(labels)]
+    gt = groundtruth(labels)
     (dest / "groundtruth").write_text("\n".join(gt) + "\n")
     fmod = next(m for m in case.modules if m.artifact == case.fail_module)
     meta = {
@@ -1336,19 +1311,6 @@ def run_case(case: Case, build_root: Path, out_dir: Path, timeout: int) -> tuple
     return meta, []
 
 
-def prepare_out(out: Path) -> Path:
-    target = out / "maven"
-    if target.exists():
-        for d in target.iterdir():
-            meta = d / "meta.json"
-            if not (d.is_dir() and meta.exists()
-                    and json.loads(meta.read_text()).get("generator") == GENERATOR):
-                sys.exit(f"refusing to clear {target}: {d} was not made by {GENERATOR}")
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    return target
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
@@ -1369,7 +1331,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown kinds {bad}; choose from {', '.join(KINDS)}")
     if not shutil.which("mvn") or not shutil.which("java"):
         sys.exit("mvn and java must be on PATH")
-    out_dir = prepare_out(args.out)
+    out_dir = prepare_out(args.out, "maven", GENERATOR)
     args.build_root.mkdir(parents=True, exist_ok=True)
     seed = args.seed
     metas: list[dict] = []

@@ -124,6 +124,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from random import Random
 
+from corpus import groundtruth, log_lines, prepare_out, sh_quote, wrong
+
 DEFAULT_OUT = Path("/work/cache/digest-dev")
 GENERATOR = "scripts/digest_dev/polyglot_logs.py"
 KINDS = ("pytest", "unittest", "cargo", "make", "node")
@@ -161,7 +163,6 @@ MESSAGES = (
     ("INFO", "worker heartbeat seq={n}"),
 )
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 BAD_SIGNS = ("command not found", "No module named", "ModuleNotFoundError", "ImportError while",
              "error: no such command", "failed to download", "could not find `Cargo.toml`",
              "No rule to make target", "Cannot find module", "Segmentation fault",
@@ -215,10 +216,6 @@ def make_model(rng: Random, tag: str) -> Model:
     missing = rng.choice(("latam", "legacy", "mena", "wholesale", "staging"))
     return Model(mul=rng.randint(3, 19), offset=rng.randint(1, 40), step=rng.randint(2, 13),
                  mod=rng.randint(17, 97), tag=tag, keys=keys, table=table, missing=missing)
-
-
-def wrong(rng: Random, v: int) -> int:
-    return v + rng.choice((-3, -2, -1, 1, 2, 5, 10))
 
 
 def wrong_str(rng: Random, s: str) -> str:
@@ -1865,10 +1862,6 @@ def job_env(case: Case, ws: Path, build_root: Path) -> dict[str, str]:
     return env
 
 
-def sh_quote(s: str) -> str:
-    return "'" + s.replace("'", "'\"'\"'") + "'"
-
-
 def job_script(case: Case) -> str:
     s = case.script
     trace = s["trace"]
@@ -2047,14 +2040,6 @@ def plan_case(kind: str, seed: int) -> Case:
 
 
 # --------------------------------------------------------------------------- labelling
-
-
-def log_lines(log: bytes) -> list[str]:
-    text = log.decode("utf-8", "replace")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [ANSI.sub("", x) for x in lines]
 
 
 def blank(s: str) -> bool:
@@ -2491,16 +2476,6 @@ LABELLERS = {"pytest": label_pytest, "unittest": label_unittest, "cargo": label_
              "make": label_make, "node": label_node}
 
 
-def ranges(nums: set[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for x in sorted(nums):
-        if out and x == out[-1][1] + 1:
-            out[-1] = (out[-1][0], x)
-        else:
-            out.append((x, x))
-    return out
-
-
 # --------------------------------------------------------------------------- driver
 
 
@@ -2580,7 +2555,7 @@ def run_case(case: Case, build_root: Path, out_dir: Path, timeout: int,
     dest = out_dir / case.name
     dest.mkdir(parents=True)
     (dest / "fail.log").write_bytes(log)
-    gt = ["DEFAULT"] + [f"E {a}-{b}" if a != b else f"E {a}" for a, b in ranges(labels)]
+    gt = groundtruth(labels)
     (dest / "groundtruth").write_text("\n".join(gt) + "\n")
     used = {"pytest": ("python", "pytest"), "unittest": ("python",), "cargo": ("cargo", "rustc"),
             "make": ("make", case.info.get("compiler", "gcc")), "node": ("node",)}[case.kind]
@@ -2600,19 +2575,6 @@ def run_case(case: Case, build_root: Path, out_dir: Path, timeout: int,
     }
     (dest / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     return meta, []
-
-
-def prepare_out(out: Path) -> Path:
-    target = out / "polyglot"
-    if target.exists():
-        for d in target.iterdir():
-            meta = d / "meta.json"
-            if not (d.is_dir() and meta.exists()
-                    and json.loads(meta.read_text()).get("generator") == GENERATOR):
-                sys.exit(f"refusing to clear {target}: {d} was not made by {GENERATOR}")
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    return target
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -2641,7 +2603,7 @@ def main(argv: list[str] | None = None) -> int:
             "make": ("gcc", "g++", "make"), "node": ("node",)}
     if missing := sorted({t for k in kinds for t in need[k] if not versions[t]}):
         sys.exit(f"tools not available: {', '.join(missing)}")
-    out_dir = prepare_out(args.out)
+    out_dir = prepare_out(args.out, "polyglot", GENERATOR)
     shutil.rmtree(args.build_root / "cargo-target", ignore_errors=True)
     for old in args.build_root.glob("problem-*.log"):
         old.unlink()
