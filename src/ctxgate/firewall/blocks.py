@@ -468,8 +468,8 @@ def find_blocks(known: list[KnownLine]) -> list[Block]:
     headers, passed = failure_headers(ordered)
     for seg in _segments(ordered):
         texts = [_text(x) for x in seg]
-        roles = [_role(t) if x.number in headers or report_owner(t) is None else ("other", 0)
-                 for x, t in zip(seg, texts, strict=True)]  # a passing test's header: output
+        roles = [("other", 0) if x.number in passed else _role(t)  # a passing test's
+                 for x, t in zip(seg, texts, strict=True)]  # header is its output
         i = 0
         while i < len(seg):
             role, sev = roles[i]
