@@ -120,5 +120,6 @@ def _finish(cmd: str, acc: _Acc, *, parsed_ok: bool, parser: str) -> ParsedComma
     return ParsedCommand(
         source=cmd, segments=tuple(acc.segments), redirections=tuple(acc.redirections),
         substitutions=tuple(acc.substitutions), heredocs=tuple(acc.heredocs),
+        literal_heredocs=tuple(acc.literal_heredocs),
         parsed_ok=parsed_ok, parser=parser, error="; ".join(acc.errors) or None,
     )

@@ -80,6 +80,10 @@ class ParsedCommand:
     """Source text of each ``$(…)``, backtick and ``<(…)``/``>(…)`` substitution."""
     heredocs: tuple[str, ...] = ()
     """Heredoc bodies (data, never parsed as commands)."""
+    literal_heredocs: tuple[bool, ...] = ()
+    """For each of :attr:`heredocs`: its delimiter was quoted or escaped (``<<'EOF'``,
+    ``<<\\EOF``), so bash leaves the body as it is; otherwise bash expands ``$(…)`` and
+    backticks in it before the command reads it."""
     parsed_ok: bool = True
     """True when bashlex parsed the string, or it was simple enough for the scanner to be
     exact (``parser="simple"``); False when the fallback scanner stood in for bashlex."""
@@ -109,6 +113,7 @@ class _Acc:
     redirections: list[Redirection] = field(default_factory=list)
     substitutions: list[str] = field(default_factory=list)
     heredocs: list[str] = field(default_factory=list)
+    literal_heredocs: list[bool] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     def merge(self, other: ParsedCommand, context: str) -> None:
@@ -118,6 +123,7 @@ class _Acc:
         self.redirections.extend(other.redirections)
         self.substitutions.extend(other.substitutions)
         self.heredocs.extend(other.heredocs)
+        self.literal_heredocs.extend(other.literal_heredocs)
         if other.error:
             self.errors.append(other.error)
 

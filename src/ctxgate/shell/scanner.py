@@ -26,7 +26,7 @@ class _Scanner:
         self.acc = acc
         self.depth = depth
         self.i = 0
-        self.pending_heredocs: list[tuple[str, bool]] = []
+        self.pending_heredocs: list[tuple[str, bool, bool]] = []
 
     def run(self) -> None:
         words: list[str] = []
@@ -88,7 +88,7 @@ class _Scanner:
                 op_, fd = expect_target
                 expect_target = None
                 if op_ in ("<<", "<<-"):
-                    self.pending_heredocs.append((word[0], op_ == "<<-"))
+                    self.pending_heredocs.append((word[0], op_ == "<<-", word[1]))
                 redirection = Redirection(operator=op_, target=word[0], fd=fd)
                 self.acc.redirections.append(redirection)
                 self.own_redirections.append(redirection)
@@ -241,7 +241,7 @@ class _Scanner:
     def read_heredoc_bodies(self) -> None:
         s = self.s
         while self.pending_heredocs:
-            delim, strip_tabs = self.pending_heredocs.pop(0)
+            delim, strip_tabs, literal = self.pending_heredocs.pop(0)
             body: list[str] = []
             while self.i < len(s):
                 end = s.find("\n", self.i)
@@ -252,6 +252,7 @@ class _Scanner:
                     break
                 body.append(line + "\n")
             self.acc.heredocs.append("".join(body))
+            self.acc.literal_heredocs.append(literal)
 
 
 def construct_end(s: str, j: int, closer: str) -> int | None:

@@ -75,4 +75,6 @@ class _BashlexWalker:
             value = heredoc.value
             body = value.rsplit("\n", 1)[0] + "\n" if "\n" in value else ""
             self.acc.heredocs.append(body)
+            written = self.source[out.pos[0]:out.pos[1]] if not isinstance(out, int) else ""
+            self.acc.literal_heredocs.append(any(q in written for q in "'\"\\"))
         return made

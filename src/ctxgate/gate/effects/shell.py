@@ -29,7 +29,6 @@ otherwise than bash does, so without a finding it is ``None`` too.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
@@ -178,7 +177,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             continue
         program_rule(a, seg)
     _scan_scripts(a, segments, parsed.heredocs)
-    _heredoc_substitutions(a, command, parsed.heredocs)
+    _heredoc_substitutions(a, parsed.heredocs, parsed.literal_heredocs)
     _parameter_substitutions(a, command)
     return a
 
@@ -464,23 +463,16 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
             a.add(found.effect, found.evidence)
 
 
-_HEREDOC_OP = re.compile(r"<<(?!<)-?[ \t]*([^\s;&|<>()]+)")
-"""A here-document operator and its delimiter word (a quote or backslash in the word makes
-the body literal)."""
-
-
-def _heredoc_substitutions(a: Analysis, command: str, heredocs: tuple[str, ...]) -> None:
+def _heredoc_substitutions(a: Analysis, heredocs: tuple[str, ...],
+                           literal: tuple[bool, ...]) -> None:
     """Command substitutions in the body of a here-document whose delimiter is not quoted:
     bash runs them before the command reads the body (``cat <<EOF`` over ``$(rm -rf ~)``
-    deletes), so each is analysed as a command. When the operators cannot be matched to the
-    bodies one for one, every body is read as unquoted (the cautious reading)."""
-    if not heredocs:
-        return
-    words = [m.group(1) for m in _HEREDOC_OP.finditer(command)]
-    quoted = [any(q in w for q in "'\"\\") for w in words] if len(words) == len(heredocs) \
-        else [False] * len(heredocs)
-    for body, literal in zip(heredocs, quoted, strict=True):
-        if literal or ("$(" not in body and "`" not in body):
+    deletes), so each is analysed as a command. When the parser could not say which bodies
+    are literal, every body is read as expanded (the cautious reading)."""
+    if len(literal) != len(heredocs):
+        literal = (False,) * len(heredocs)
+    for body, plain in zip(heredocs, literal, strict=True):
+        if plain or ("$(" not in body and "`" not in body):
             continue
         for inner in _substitutions(body):
             a.inner("a command substitution in an unquoted here-doc", inner)
