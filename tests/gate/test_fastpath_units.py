@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import pytest
@@ -158,3 +159,51 @@ def test_many_cds_are_refused_quickly(tmp_path):
 def test_never_raises():
     for odd in ("", " ", "\x00", None, 5, "a" * 100_000, "'" * 7, "\\"):
         assert not is_read_only(odd).read_only  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("command", [
+    "rm --help", "rm --version", "/bin/rm --help", "shred --help", "kubectl --help",
+    "sudo --version", "man rm", "man 1 rm", "man 8 shutdown", "git help reset",
+    "git help", "git help -a", "git reset --help", "git push --help", "git --help",
+    "ls && rm --help", "find . -name x -exec rm --help ';'",
+])
+def test_naming_a_program_is_proved(command, tmp_path, monkeypatch):
+    for var in ("MANPAGER", "PAGER", "MANOPT"):
+        monkeypatch.delenv(var, raising=False)
+    assert is_read_only(command, cwd=str(tmp_path)).read_only, command
+
+
+@pytest.mark.parametrize("command", [
+    "rm -h",  # -h is an action for some programs (shutdown -h halts)
+    "shutdown -h now",
+    "rm -rf x --help",  # operands first: POSIXLY_CORRECT stops option parsing there
+    "rm x --help", "rm --help x", "rm --he", "rm --help=x", "rm '--help' --version",
+    "./wipe.sh --help", "wipe --help",  # a script or unknown program need not honour it
+    "docker --help",  # loads and runs CLI plugins first
+    "terraform --version",  # checks for updates and writes its cache
+    "xargs rm --help", "man -P ./evil rm", "man --pager=./evil rm", "man ./evil",
+    "man rm ls", "man 'r*'", "git help -w reset", "git help --web reset", "git reset -h",
+    "git reset --hard --help", "git help -i reset",
+])
+def test_only_exact_naming_forms_are_proved(command, tmp_path):
+    assert not is_read_only(command, cwd=str(tmp_path)).read_only, command
+
+
+def test_naming_refuses_a_pager_or_viewer_that_man_or_git_would_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var in ("MANPAGER", "PAGER", "MANOPT"):
+        monkeypatch.delenv(var, raising=False)
+    assert is_read_only("man rm", cwd=str(tmp_path)).read_only
+    monkeypatch.setenv("MANPAGER", "sh -c 'rm -rf ~'")
+    for command in ("man rm", "git help reset", "git reset --help", "git --help"):
+        why = is_read_only(command, cwd=str(tmp_path))
+        assert not why.read_only and "MANPAGER" in why.reason, command
+    assert is_read_only("rm --help", cwd=str(tmp_path)).read_only  # no man involved
+    monkeypatch.delenv("MANPAGER")
+    for key in ("man.viewer", "help.format", "web.browser", "man.x.cmd", "help.browser"):
+        (tmp_path / ".gitconfig").unlink(missing_ok=True)
+        subprocess.run(["git", "config", "--global", key, "x"], check=True,
+                       env={**os.environ, "HOME": str(tmp_path)})
+        why = is_read_only("git help reset", cwd=str(tmp_path))
+        assert not why.read_only and key in why.reason, (key, why.reason)

@@ -47,6 +47,10 @@ KNOWN_BAD = [
     "cd evilrepo && git status",
     "cd hookrepo && git status",
     "cd linkrepo && git status",
+    # named only: proved for the exact forms of fastpath/named.py, nothing else
+    "rm -rf in --help", "rm in --help", "rm -h", "./evil --help", "tools/ls --help",
+    "rm --help in", "xargs rm --help", "man -P ./evil ls", "man ./evil", "man in a.txt",
+    "git help -w log", "cd evilrepo && git help log", "cd evilrepo && git log --help",
 ]
 
 # (program prefix, dangerous long option, value) — every abbreviation must be refused.
@@ -299,6 +303,13 @@ SHELL = [
     "complete", "compgen -c", "dirs", "help", "shift", "return", "break", ":",
 ]
 
+NAMED = [
+    "rm --help", "rm --version", "shred --help", "mv --help", "cp --version", "dd --help",
+    "truncate --help", "chmod --version", "find --help", "sed --version", "kill --help",
+    "man ls", "man 1 ls", "git help log", "git reset --help", "git clean --help", "git --help",
+    "git help", "ls && rm --help", "rm --help | head -3", "rm --help > /dev/null",
+]
+
 AGENT_LIKE = [
     "ls -la", "cat a.txt", "head -n 5 a.txt", "sed -n '1,3p' a.txt", "grep -rn hello src",
     "find . -name '*.py'", "wc -l src/*.py", "nl -ba src/a.py | sed -n '1,5p'",
@@ -376,7 +387,7 @@ def build() -> list[dict]:
     for kind, group in (("redirection", REDIRECTIONS), ("glob", GLOBS), ("quoting", QUOTING),
                         ("subscript", SUBSCRIPTS), ("path", PATHS), ("git", GIT),
                         ("sed", SED), ("find", FIND), ("program", PROGRAMS),
-                        ("shell", SHELL), ("agent-like", AGENT_LIKE)):
+                        ("shell", SHELL), ("named", NAMED), ("agent-like", AGENT_LIKE)):
         for c in group:
             add(c, kind, False)
     return rows

@@ -37,6 +37,7 @@ from typing import Any
 from ctxgate.gate.fastpath.find import check_find
 from ctxgate.gate.fastpath.git import check_git, git_config_problem
 from ctxgate.gate.fastpath.lexer import LexError, SimpleCommand, Word, lex
+from ctxgate.gate.fastpath.named import check_man, is_help_call
 from ctxgate.gate.fastpath.options import Refusal, parse_options, spec
 from ctxgate.gate.fastpath.programs import PROGRAMS, SPECIAL
 
@@ -157,13 +158,15 @@ class _Checker:
         self.run(words[0], words[1:])
 
     def run(self, word0: Word, args: Sequence[Word], *, many: bool = False) -> None:
-        name = self.program(word0)
+        name = self.program(word0, named_only=is_help_call(word0.text.rsplit("/", 1)[-1], args))
         for w in args:
             # a long option's name names no path (--author); its value may
             text = w.text.partition("=")[2] if w.text.startswith("--") else w.text
             if _SENSITIVE.search(text):
                 raise Refusal(f"argument {w.text!r} names a sensitive path")
         self.programs.append(name)
+        if name not in PROGRAMS and name not in SPECIAL:
+            return  # `rm --help`: a program of named.HELP_PROGRAMS only prints (program())
         if name == "rg" and os.environ.get("RIPGREP_CONFIG_PATH"):
             raise Refusal("rg reads options from RIPGREP_CONFIG_PATH")
         if name in PROGRAMS:
@@ -174,7 +177,9 @@ class _Checker:
             return
         getattr(self, "_" + {"[": "test"}.get(name, name))(name, args)
 
-    def program(self, w: Word) -> str:
+    def program(self, w: Word, *, named_only: bool = False) -> str:
+        """The program ``w`` runs; ``named_only``: its arguments only print its help or
+        version (:func:`.named.is_help_call`), so any program of ``HELP_PROGRAMS`` will do."""
         t = w.text
         if w.glob:
             raise Refusal(f"program name {w.raw!r} is a glob")
@@ -188,7 +193,8 @@ class _Checker:
             name = t
             if not all(os.path.isabs(p) for p in os.environ.get("PATH", "").split(":")):
                 raise Refusal("PATH has a relative entry, so a bare name may run a local file")
-        if name not in PROGRAMS and name not in SPECIAL or name in ("time", "timeout"):
+        if (name not in PROGRAMS and name not in SPECIAL and not named_only) \
+                or name in ("time", "timeout"):
             raise Refusal(f"{name!r} is not a program the fast path models")
         if "/" in t and name in ("cd", "command", "type"):
             raise Refusal(f"{t!r} is not the shell builtin")
@@ -250,6 +256,9 @@ class _Checker:
             why = git_config_problem(d)
             if why:
                 raise Refusal(why)
+
+    def _man(self, name: str, args: Sequence[Word]) -> None:
+        check_man(args)
 
     def _find(self, name: str, args: Sequence[Word]) -> None:
         check_find(args, lambda inner, many: self.run(inner[0], inner[1:], many=many))

@@ -26,6 +26,7 @@ import subprocess
 from collections.abc import Sequence
 
 from ctxgate.gate.fastpath.lexer import Word
+from ctxgate.gate.fastpath.named import man_env_problem
 from ctxgate.gate.fastpath.options import Parsed, Refusal, Spec, parse_options, spec
 
 __all__ = ["GIT_SUBCOMMANDS", "check_git", "git_config_problem"]
@@ -141,8 +142,11 @@ def check_git(args: Sequence[Word]) -> str:
     """Raise :class:`Refusal` unless ``git ARGS`` is read-only; return the subcommand."""
     i = 0
     while i < len(args) and args[i].text.startswith("-"):
-        if args[i].text == "--version" and len(args) == 1:
-            return "version"
+        if args[i].text in ("--version", "--help") and len(args) == 1:
+            why = man_env_problem() if args[i].text == "--help" else None
+            if why:
+                raise Refusal(why)
+            return args[i].text[2:]
         if args[i].text not in _GLOBAL:
             raise Refusal(f"git {args[i].text}: global option not allowed (it may change the "
                           "repository, the configuration, or run a program)")
@@ -153,6 +157,19 @@ def check_git(args: Sequence[Word]) -> str:
     if sub.glob:
         raise Refusal(f"git with a glob subcommand {sub.raw!r}")
     name = sub.text
+    if name == "help" or [w.text for w in rest] == ["--help"]:
+        # `git help reset`, `git reset --help`: git shows the manual (an alias's definition,
+        # an external command's page) and runs nothing; help.*/man.*/web.browser are
+        # refused with the other program-naming keys (git_config_problem)
+        if name == "help" and any(w.glob or w.text.startswith("-") and w.text not in ("-a", "-g")
+                                  for w in rest):
+            raise Refusal("git help with an option other than -a/-g (-w/-i open a browser)")
+        if sub.text.startswith("-") or any(w.glob for w in rest):
+            raise Refusal("git help of a glob")
+        why = man_env_problem()
+        if why:
+            raise Refusal(why)
+        return "help"
     if name == "remote":
         if any(w.text not in _REMOTE for w in rest):
             raise Refusal("git remote other than 'git remote -v' may change remotes or "
@@ -181,7 +198,8 @@ _HOOK_KEY = re.compile(
     r")$|pager\.|diff\.external$|diff\..+\.(textconv|command)$"
     r"|filter\.|gpg\.|log\.showsignature$|submodule\.|extensions\.partialclone$"
     r"|remote\..+\.promisor$|uploadpack\.|core\.splitindex$|diff\.submodule$"
-    r"|status\.submodulesummary$)",
+    r"|status\.submodulesummary$|help\.(format|browser|htmlpath)$|man\.|web\.browser$"
+    r"|browser\.)",
     re.IGNORECASE)
 
 

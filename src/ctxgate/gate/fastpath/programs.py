@@ -201,5 +201,5 @@ PROGRAMS: dict[str, Spec] = {
 """Programs allowed with an option table."""
 
 SPECIAL = frozenset({"git", "find", "jq", "xxd", "echo", "printf", "test", "[", "cd",
-                     "command", "type", "xargs", "time", "timeout"})
+                     "command", "type", "xargs", "time", "timeout", "man"})
 """Programs checked by dedicated code in :mod:`ctxgate.gate.fastpath`."""
