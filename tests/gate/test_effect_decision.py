@@ -88,6 +88,40 @@ def test_shell_parser_read_only_still_asks_the_model():
     assert v.effect.effect is EffectClass.READ_ONLY
 
 
+@pytest.mark.parametrize("command", [
+    "./wipe.sh prod --help",  # a script need not honour --help
+    "cat $REPORT",  # the fast path does not model expansions
+    "kubectl get pods --kubeconfig /tmp/k.yaml",  # a kubeconfig may name an exec plugin
+    "bash -c 'less \"$F\"'",
+])
+def test_a_read_only_the_rules_only_claim_is_judged_by_the_model(command, tmp_path: Path):
+    """The rules list what changes state, so a program or option they do not list looked
+    read-only to them (``less '+!cmd'``, ``rg --pre`` did) and the gate allowed it
+    unrequested, whatever the model said. Unproved, that claim now leaves the destructive test
+    to the model."""
+    model = scripted(0.95, 0.1)
+    v = decide(ToolGate(model), ToolCall(tool="bash", arguments={"command": command},
+                                         cwd=str(tmp_path)))
+    assert v.effect.effect is EffectClass.READ_ONLY and v.effect.needs_model, v.effect
+    assert v.outcome == "deny" and v.code == "destructive_unrequested" and len(model.calls) == 1
+    assert "the model judges" in v.effect.evidence
+
+
+@pytest.mark.parametrize("command", ["rm --help", "git help reset", "man rm",
+                                     "git reset --help", "kubectl get pods", "aws s3 ls",
+                                     "kubectl get pods && rm --version"])
+def test_a_proved_or_vouched_read_only_stays_allowed_whatever_the_model_says(
+        command, tmp_path: Path):
+    """Mentions of a destructive program are proved by the fast path; read verbs of the CLIs
+    the rules know by verb are vouched for by the rules (the model scores both high)."""
+    model = scripted(0.99, 0.01)
+    v = decide(ToolGate(model), ToolCall(tool="bash", arguments={"command": command},
+                                         cwd=str(tmp_path)))
+    assert v.allowed, v.reason
+    assert v.fast_path or (v.effect.effect is EffectClass.READ_ONLY
+                           and not v.effect.needs_model), v.effect
+
+
 def test_configuration_wins_and_sets_thresholds():
     policy = GatePolicy(tool_rules={
         "send_*": ToolRule(effect="external", requested_threshold=0.95),

@@ -154,3 +154,34 @@ def test_a_script_written_and_run_by_the_same_command_is_read(
     assert code in (1, 3) and record["outcome"] in ("deny", "ask"), record
     assert record["effect"]["effect"] == "local_irreversible", record
     assert "the script t.py this command writes" in record["effect"]["evidence"], record
+
+
+@pytest.mark.parametrize("command", ["rm --help", "git help reset", "git reset --help",
+                                     "man rm", "shred --version"])
+def test_naming_a_destructive_program_is_proved_without_the_model(
+    places: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    """The model scores these mentions high; the fast path proves their exact forms."""
+    code, record = check(command, places["repo"], tmp_path / "home")
+    assert code == 0 and record["code"] == "fast_path", record
+    assert not record.get("probabilities"), record
+
+
+@pytest.mark.parametrize("command", ["./wipe.sh --help", "cat $REPORT",
+                                     "base64 -d in.txt"])
+def test_a_read_only_the_rules_only_claim_is_left_to_the_model(
+    places: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    """The rules call these read-only only because they list no change the program makes
+    (``./wipe.sh`` need not honour ``--help``); without a proof the model's P(destructive)
+    decides (the gate used to allow them unrequested whatever it said)."""
+    wipe = places["repo"] / "wipe.sh"
+    wipe.write_text("#!/bin/sh\nrm -f f\n")
+    wipe.chmod(0o755)
+    code, record = check(command, places["repo"], tmp_path / "home")
+    effect = record["effect"]
+    assert effect["effect"] == "read_only" and effect["needs_model"] is True, record
+    assert "the model judges" in effect["evidence"]
+    assert set(record["probabilities"]) == {"destructive", "requested"}
+    looks_destructive = record["probabilities"]["destructive"] >= 0.5
+    assert (code == 0) is (not looks_destructive), record

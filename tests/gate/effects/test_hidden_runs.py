@@ -38,6 +38,9 @@ R, IRR, RO = (EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE,
         ("git grep --open-files-in-pager='rm scratch.txt' hello", IRR, "git grep -O"),
         ("info --output=scratch.txt ls", IRR, "info -o"),
         ("iconv -f utf8 -t ascii README.md -o scratch.txt", IRR, "iconv -o"),
+        ("base64 -o scratch.txt README.md", IRR, "base64 -o"),  # BSD base64
+        ("rg --hostname-bin='rm scratch.txt' foo", IRR, "--hostname-bin"),
+        ("man --html='rm scratch.txt' ls", IRR, "--html"),
     ],
 )
 def test_hidden_runs_and_losses_are_found(repo: Path, command: str, expected: EffectClass,
@@ -62,3 +65,9 @@ def test_a_program_name_that_may_run_another_file_is_left_to_the_model(repo: Pat
                                                                        command: str) -> None:
     # `ls` after `hash -p /bin/rm ls` runs rm: the rules cannot say what each name runs
     assert shell_effect(command, cwd=str(repo)) is None, command
+
+
+def test_file_compiling_a_magic_file_is_left_to_the_model(repo: Path) -> None:
+    # `file -C -m x` writes x.mgc into the working directory
+    assert shell_effect("file -C -m magic", cwd=str(repo)) is None
+    assert shell_effect("file README.md", cwd=str(repo)).effect is RO

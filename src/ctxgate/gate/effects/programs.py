@@ -706,10 +706,10 @@ _COMMAND_OPTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                       "--new-volume-script", "--rsh-command")),
     "sort": ((), ("--compress-program",)),
     "zip": (("-TT",), ("--unzip-command",)),
-    "man": (("-P",), ("--pager",)),
+    "man": (("-P",), ("--pager", "--html")),
     "rsync": (("-e",), ("--rsh", "--rsync-path")),
     "bat": ((), ("--pager",)),
-    "rg": ((), ("--pre",)),
+    "rg": ((), ("--pre", "--hostname-bin")),
     "fzf": ((), ("--preview",)),
 }
 """Options whose value is a command the program runs on this machine (``tar
@@ -778,19 +778,48 @@ def _hidden_runs(a, seg) -> None:
         for v in _option_value(args, (), ("--bind",)):
             for m in _FZF_ACTION.finditer(v):
                 a.inner("`fzf --bind` runs", m.group(1))
-    elif prog in ("tree", "info", "iconv"):
+    elif prog in ("tree", "info", "iconv", "base64"):  # base64 -o: BSD's output file
         for v in _option_value(args, ("-o",), ("--output",)):
             a.path(f"`{prog} -o`", v, "overwrite")
 
 
+_VERB_RULED = frozenset({"kubectl", "oc", "helm", "docker", "podman", "aws", "gcloud", "az",
+                         "gsutil", "doctl", "flyctl", "heroku", "vercel", "netlify", "firebase",
+                         "gh"})
+"""CLIs whose read-only the rules vouch for: their subcommand verbs say whether they change
+anything (``kubectl get``, ``aws s3 ls``, ``gh pr view``), and no option of a read verb runs a
+command, except one naming another configuration file (:data:`_CONFIG_OPTIONS`)."""
+_CONFIG_OPTIONS = ("--kubeconfig", "--config", "--configuration", "--context", "-H", "--host")
+"""A configuration file may name a program the CLI runs (a kubeconfig's ``exec`` credential
+plugin); a host option may reach an ``ssh://`` daemon through ``ssh``'s own configuration."""
+
+
+def _strictly_named(seg) -> bool:
+    """``rm --help`` exactly, for a program the fast path proves prints and exits on it."""
+    from ctxgate.gate.fastpath.named import HELP_PROGRAMS, NAMING_OPTIONS
+
+    return seg.program in HELP_PROGRAMS and len(seg.args) == 1 and \
+        seg.args[0] in NAMING_OPTIONS
+
+
 def program_rule(a, seg) -> None:
-    """Add the findings of one simple command ``seg`` to the analysis ``a``."""
+    """Add the findings of one simple command ``seg`` to the analysis ``a``.
+
+    A command that finds nothing to change adds its program to ``a.claims`` unless the rules
+    vouch for its read-only (:data:`_VERB_RULED`, :func:`_strictly_named`): the rest is read
+    only because no rule lists what it changes, which the fast path must prove."""
     prog = seg.program
+    vouched = _strictly_named(seg) or (
+        prog in _VERB_RULED and not any(x.split("=", 1)[0] in _CONFIG_OPTIONS
+                                        for x in seg.args))
+    if not vouched:
+        a.claims.append(prog)
     if _named_only(seg):
         return
     if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
         _option_commands(a, seg)
-    if prog in ("trap", "fd", "fzf", "tree", "info", "iconv", "hash") or prog in _PLANTS:
+    if prog in ("trap", "fd", "fzf", "tree", "info", "iconv", "hash", "base64") or \
+            prog in _PLANTS:
         _hidden_runs(a, seg)
     if prog in ("mount",) and not _operands(seg.args):
         return
@@ -818,6 +847,8 @@ def program_rule(a, seg) -> None:
             a.path("`xxd -r`", _operands(seg.args, "cgls")[1], "overwrite")
         elif prog in ("less", "more"):
             _pager(a, seg)
+        elif prog == "file" and seg.has_option("-C", "--compile"):
+            a.unknown.append("`file -C` compiles a magic file into the working directory")
         return
     if _removing_subcommand(a, seg):
         return

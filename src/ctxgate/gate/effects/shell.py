@@ -19,7 +19,9 @@ A program that is only *named* is not run: ``command -v rm``, ``which rm``, ``ty
 says "rm -rf" have no effect.
 
 The answer: the most harmful class found, with every finding as evidence. When nothing
-changes state and every program is known to only read, ``read_only``. When a program is
+changes state and every program is known to only read, ``read_only``; unless the fast path
+proves the same command read-only, that class ``needs_model`` (the rules are a list of what
+changes state, so a change they do not list would pass as a read). When a program is
 unknown (``python x.py``, ``make``) and nothing destructive was found, ``None``: the parser
 does not know, and the decision model judges the call as before. A command that (or a body it
 runs) could not be parsed whole is never ``read_only``: the fallback scanner may read it
@@ -70,6 +72,10 @@ class Analysis:
     unparsed: list[str] = field(default_factory=list)
     """Why the command, or a body it runs, could not be parsed whole (then it is never
     called read-only)."""
+    claims: list[str] = field(default_factory=list)
+    """Programs read-only only because no rule lists a change they make (``less``, ``rg``,
+    ``awk``, a ``git`` read, ``X --help`` of an unknown ``X``): only a proof vouches for
+    them (:func:`_read_only`)."""
     scripts: list[tuple[str, str]] = field(default_factory=list)
     """``(program, script)`` for each script file an interpreter runs (``python t.py``),
     scanned once the whole command is walked (:func:`_scan_scripts`)."""
@@ -97,6 +103,7 @@ class Analysis:
             self.findings.append(Finding(effect=f.effect, evidence=f"{construct}: {f.evidence}"))
         self.unknown.extend(f"{construct}: {u}" for u in sub.unknown)
         self.unparsed.extend(f"{construct}: {u}" for u in sub.unparsed)
+        self.claims.extend(sub.claims)
 
 
 def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding | None:
@@ -124,12 +131,38 @@ def shell_effect(command: str, *, cwd: str | None = None) -> Effect | None:
     if worst is None:
         if a.unparsed:
             return None
-        names = ", ".join(dict.fromkeys(a.programs)) or "nothing"
-        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
-                      evidence=f"every program only reads or is only named ({names})")
+        return _read_only(command, a, a.cwd)
     first = next(f for f in a.findings if f.effect is worst)
     return Effect(effect=worst, source=EffectSource.SHELL_PARSER, evidence=first.evidence,
                   details=details)
+
+
+def _read_only(command: str, a: Analysis, cwd: str) -> Effect:
+    """The read-only class the rules found, and whether anything vouches for it.
+
+    The rules list what changes state; a program or option they do not list looks
+    read-only to them (``less '+!cmd'`` and ``rg --pre`` did, until each was added). So
+    for the programs in ``a.claims`` their read-only is a claim, not a proof: unless the
+    sound fast path (:func:`ctxgate.gate.fastpath.is_read_only`, which also proves ``rm
+    --help``, ``man rm`` and ``git help reset``) proves the same command, the effect
+    ``needs_model``: the decision model still judges whether it is destructive. Read verbs
+    of the CLIs the rules know by verb (``kubectl get``, ``aws s3 ls``) are vouched for."""
+    from ctxgate.gate.fastpath import is_read_only
+
+    names = ", ".join(dict.fromkeys(a.programs)) or "nothing"
+    if not a.claims:
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
+                      evidence=f"every program only reads or is only named ({names})")
+    proof = is_read_only(command, cwd=cwd)
+    if proof.read_only:
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
+                      evidence=f"every program only reads or is only named ({names}); "
+                               f"proved by the fast path")
+    claims = ", ".join(dict.fromkeys(a.claims))
+    return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
+                  evidence=f"the rules find no change ({names}), but the fast path cannot "
+                           f"prove {claims} read-only ({proof.reason}), so the model judges",
+                  needs_model=True)
 
 
 def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
