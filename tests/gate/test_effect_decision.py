@@ -93,6 +93,8 @@ def test_shell_parser_read_only_still_asks_the_model():
     "cat $REPORT",  # the fast path does not model expansions
     "kubectl get pods --kubeconfig /tmp/k.yaml",  # a kubeconfig may name an exec plugin
     "bash -c 'less \"$F\"'",
+    "export PYTHONPATH=/tmp/evil",  # decides what a later python imports
+    "export NODE_OPTIONS='--require /tmp/x.js'",
 ])
 def test_a_read_only_the_rules_only_claim_is_judged_by_the_model(command, tmp_path: Path):
     """The rules list what changes state, so a program or option they do not list looked
@@ -109,7 +111,8 @@ def test_a_read_only_the_rules_only_claim_is_judged_by_the_model(command, tmp_pa
 
 @pytest.mark.parametrize("command", ["rm --help", "git help reset", "man rm",
                                      "git reset --help", "kubectl get pods", "aws s3 ls",
-                                     "kubectl get pods && rm --version"])
+                                     "kubectl get pods && rm --version", "export Y=3",
+                                     "unset X", "set -euo pipefail", "local i=0"])
 def test_a_proved_or_vouched_read_only_stays_allowed_whatever_the_model_says(
         command, tmp_path: Path):
     """Mentions of a destructive program are proved by the fast path; read verbs of the CLIs

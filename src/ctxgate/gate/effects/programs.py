@@ -794,6 +794,36 @@ _CONFIG_OPTIONS = ("--kubeconfig", "--config", "--configuration", "--context", "
 plugin); a host option may reach an ``ssh://`` daemon through ``ssh``'s own configuration."""
 
 
+_VARIABLE_BUILTINS = _PLANTS | frozenset({"unset", "set", "shopt"})
+_RISKY_VARIABLE = re.compile(
+    r"^(LD_|DYLD_|PYTHON|NODE|PERL|RUBY|GIT_|BASH|SSH|NPM|PIP_|JAVA|_JAVA|JDK_|MAVEN|GRADLE|"
+    r"LESS|MAN|PS[0-4]$|PROMPT|IFS$|CDPATH$|GLOB|HIST|ENV$|SHELL|TERM)"
+    r"|(PATH|HOME|OPT|OPTS|OPTIONS|COMMAND|CMD|EXEC|EDITOR|VISUAL|PAGER|BROWSER|PRELOAD|"
+    r"LIBRARY|CONFIG|RC|PROG|ASKPASS|HOOK|PROXY|SCRIPT|PLUGIN|STARTUP|INIT|REGISTRY|"
+    r"INDEX_URL|_URL)$", re.I)
+"""Variables whose value may decide what later commands run or load (``PYTHONPATH``,
+``NODE_OPTIONS``, ``JAVA_HOME``, ``GIT_SSH_COMMAND``, ``HTTPS_PROXY`` …): setting one is left to
+a proof or the model."""
+
+
+def _plain_variables(seg) -> bool:
+    """``export DEBUG=1``, ``unset X``, ``set -e``, ``local i=0``: shell state that no later
+    command runs or loads (a variable's value is not run unless its name is risky)."""
+    if seg.program not in _VARIABLE_BUILTINS:
+        return False
+    if seg.program in ("set", "shopt", "unset"):
+        return True
+    for x in seg.args:
+        if x.startswith("-"):
+            if x.lstrip("-") and set(x.lstrip("-")) - set("aAilnrtux"):
+                return False  # -f: functions; -p prints
+            continue
+        name = x.partition("=")[0]
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) or _RISKY_VARIABLE.search(name):
+            return False
+    return True
+
+
 def _strictly_named(seg) -> bool:
     """``rm --help`` exactly, for a program the fast path proves prints and exits on it."""
     from ctxgate.gate.fastpath.named import HELP_PROGRAMS, NAMING_OPTIONS
@@ -809,7 +839,7 @@ def program_rule(a, seg) -> None:
     vouch for its read-only (:data:`_VERB_RULED`, :func:`_strictly_named`): the rest is read
     only because no rule lists what it changes, which the fast path must prove."""
     prog = seg.program
-    vouched = _strictly_named(seg) or (
+    vouched = _strictly_named(seg) or _plain_variables(seg) or (
         prog in _VERB_RULED and not any(x.split("=", 1)[0] in _CONFIG_OPTIONS
                                         for x in seg.args))
     if not vouched:
