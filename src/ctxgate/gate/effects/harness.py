@@ -113,8 +113,9 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
         # the harness checkpoints what its own file tools change (Claude Code's rewind)
         pe = classify_path(path, action, cwd=cwd, keeps_history=True)
         assert pe.effect is not None  # only a delete can find no evidence
-        return Effect(effect=pe.effect, source=EffectSource.HARNESS_TOOL,
-                      evidence=f"{tool}: {pe.evidence}")
+        written = Effect(effect=pe.effect, source=EffectSource.HARNESS_TOOL,
+                         evidence=f"{tool}: {pe.evidence}")
+        return _planted(tool, path, _written_text(name, args), cwd) or written
     if name in SHELL_TOOL_NAMES:
         from ctxgate.gate.effects.shell import shell_effect
 
@@ -125,6 +126,31 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
     return None
 
 
+def _written_text(name: str, args: Mapping[str, Any]) -> str:
+    """The text a file tool puts into its file (a ``Write``'s content, an edit's new text)."""
+    if name == "write":
+        value = args.get("content")
+        return value if isinstance(value, str) else ""
+    if name == "multiedit":
+        edits = args.get("edits")
+        return "\n".join(str(e.get("new_string", "")) for e in edits
+                         if isinstance(e, Mapping)) if isinstance(edits, list) else ""
+    value = args.get("new_string", args.get("new_source"))
+    return value if isinstance(value, str) else ""
+
+
+def _planted(construct: str, path: str, text: str, cwd: str) -> Effect | None:
+    """The destructive effect of code written where a tool runs it on its own
+    (:mod:`.planted`), under the harness's name."""
+    from ctxgate.gate.effects.planted import planted_effect
+
+    found = planted_effect(path, text, cwd=cwd, construct=construct)
+    if found is None:
+        return None
+    return Effect(effect=found.effect, source=EffectSource.HARNESS_TOOL,
+                  evidence=found.evidence, details=found.details)
+
+
 def _patch_text(args: Mapping[str, Any]) -> str | None:
     for key in ("input", "patch"):
         if isinstance(args.get(key), str):
@@ -133,6 +159,14 @@ def _patch_text(args: Mapping[str, Any]) -> str | None:
     if isinstance(command, list) and len(command) >= 2 and isinstance(command[-1], str):
         return command[-1]
     return command if isinstance(command, str) else None
+
+
+def _added_lines(text: str, start: int) -> str:
+    """The lines a patch adds to the file whose header ends at ``start`` (up to the next
+    header), without their ``+``."""
+    nxt = _PATCH_HEADER.search(text, start)
+    end = nxt.start() if nxt else len(text)
+    return "\n".join(line[1:] for line in text[start:end].splitlines() if line.startswith("+"))
 
 
 def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
@@ -154,6 +188,10 @@ def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
             unknown = True  # a delete of a file that is not there: no evidence
             continue
         findings.append((pe.effect, f"apply_patch: {pe.evidence}"))
+        if kind != "Delete":
+            planted = _planted("apply_patch", moved or path, _added_lines(text, m.end()), cwd)
+            if planted is not None:
+                findings.append((planted.effect, planted.evidence))
     if unknown and not any(c.destructive for c, _e in findings):
         return None  # the model decides
     if not findings:

@@ -210,6 +210,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             continue
         program_rule(a, seg)
     _scan_scripts(a, segments, parsed.heredocs)
+    _planted_writes(a, segments, parsed.heredocs)
     _heredoc_substitutions(a, parsed.heredocs, parsed.literal_heredocs)
     _parameter_substitutions(a, command)
     return a
@@ -493,6 +494,29 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
             continue
         found = code_effect(body, where=where, cwd=a.cwd)
         if found is not None and found.effect.destructive:
+            a.add(found.effect, found.evidence)
+
+
+def _planted_writes(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
+    """Code this command writes where a tool runs it on its own (``cat > conftest.py <<EOF``,
+    ``echo '…' > sitecustomize.py``; :mod:`.planted`): what the scan of that text finds
+    destructive is the command's effect too."""
+    from ctxgate.gate.effects.planted import autorun, planted_effect
+
+    written: dict[str, str] = {}
+    for seg in segments:
+        if seg.program in ("echo", "printf"):
+            for r in seg.redirections:
+                if r.writes_file and autorun(r.target):
+                    written[r.target] = " ".join(seg.args)
+    for target, body in (_heredoc_writes(segments, heredocs) or {}).items():
+        if body is not None:
+            written[target] = body
+    for target, body in written.items():
+        if autorun(target) is None:
+            continue
+        found = planted_effect(target, body, cwd=a.cwd, construct="the command")
+        if found is not None:
             a.add(found.effect, found.evidence)
 
 

@@ -1,0 +1,122 @@
+"""Code written where a tool runs it on its own: what a ``conftest.py`` or an install script does.
+
+Writing a file inside the working tree is recoverable (git restores it), so the gate does not
+ask whether anyone requested it. But some files are not only data: another tool runs them
+later without asking anyone, and what they do then is the real effect of the write.
+
+- ``conftest.py``: pytest imports it whenever tests under it run;
+- ``sitecustomize.py``, ``usercustomize.py``: Python imports them at start-up when they are on
+  the path; a ``.pth`` file's ``import`` lines run at every start-up in a site directory;
+- ``setup.py``: pip runs it when the project is built or installed;
+- ``package.json``: npm runs its ``preinstall``/``install``/``postinstall``/``prepare`` (and
+  pack/publish) scripts on ``npm install``;
+- a file under ``.husky/`` or ``.githooks/``: git runs it as a hook when the repository's
+  ``core.hooksPath`` points there (as husky sets it).
+
+Not here: ``.envrc`` (direnv runs it only after ``direnv allow``), ``Makefile`` and other files
+that run only when someone runs them explicitly (a run of a script is scanned when it is
+run: :mod:`.shell`), and ``.git/hooks`` (irreversible already: the repository itself).
+
+:func:`planted_effect` scans the written text the way a run of it would be scanned (Python
+with :mod:`.code`, shell with :mod:`.shell`, npm scripts as shell commands) and returns the
+destructive effect it finds, or ``None``: a clean scan proves nothing, and the write keeps
+its own class.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from ctxgate.gate.effects.model import SEVERITY, Effect, EffectSource
+
+__all__ = ["autorun", "planted_effect"]
+
+_NPM_SCRIPTS = ("preinstall", "install", "postinstall", "preprepare", "prepare",
+                "postprepare", "prepublish", "prepack", "postpack", "prepublishOnly")
+_NPM_SCRIPT = re.compile('"(' + "|".join(_NPM_SCRIPTS) + r')"\s*:\s*"((?:\\.|[^"\\])*)"')
+
+
+def autorun(path: str) -> tuple[str, str] | None:
+    """``(who runs it, language)`` for a file a tool runs on its own, else ``None``."""
+    norm = os.path.normpath(path.replace("\\", "/"))
+    base = os.path.basename(norm)
+    parts = norm.split(os.sep)
+    if base == "conftest.py":
+        return "pytest imports it whenever tests under its directory run", "python"
+    if base in ("sitecustomize.py", "usercustomize.py"):
+        return "Python imports it at start-up", "python"
+    if base.endswith(".pth"):
+        return "Python runs its import lines at start-up", "pth"
+    if base == "setup.py":
+        return "pip runs it when the project is built or installed", "python"
+    if base == "package.json" and "node_modules" not in parts:
+        return "npm runs its install scripts on `npm install`", "npm"
+    if any(p in (".husky", ".githooks") for p in parts[:-1]) and base not in ("_", "husky.sh") \
+            and not base.endswith((".md", ".txt")):
+        return "git runs it as a hook (core.hooksPath)", "shell"
+    return None
+
+
+def planted_effect(path: str, content: str, *, cwd: str, construct: str) -> Effect | None:
+    """The destructive effect of ``content`` written to ``path`` by ``construct``, when a tool
+    runs that file on its own (:func:`autorun`); ``None`` otherwise (a clean scan proves
+    nothing)."""
+    found = autorun(path)
+    if found is None or not content:
+        return None
+    who, language = found
+    where = f"{construct} writes {path} ({who}), and there the code"
+    effect = _scan(content, language, cwd=cwd, where=where)
+    if effect is None or not effect.effect.destructive:
+        return None
+    return Effect(effect=effect.effect, source=EffectSource.CODE_SCAN,
+                  evidence=effect.evidence, details=effect.details)
+
+
+def _scan(content: str, language: str, *, cwd: str, where: str) -> Effect | None:
+    from ctxgate.gate.effects.code import code_effect
+    from ctxgate.gate.effects.shell import shell_effect
+
+    if language == "python":
+        return code_effect(content, where=where, cwd=cwd)
+    if language == "pth":
+        code = "\n".join(line for line in content.splitlines()
+                         if line.startswith(("import ", "import\t")))
+        return code_effect(code, where=where, cwd=cwd) if code else None
+    if language == "shell":
+        e = shell_effect(content, cwd=cwd)
+        return _prefixed(e, where) if e is not None and e.effect.destructive else None
+    worst: Effect | None = None
+    for name, command in _npm_scripts(content):
+        e = shell_effect(command, cwd=cwd)
+        if e is not None and e.effect.destructive and (
+                worst is None or SEVERITY.index(e.effect) > SEVERITY.index(worst.effect)):
+            worst = _prefixed(e, f"{where} of its `{name}` script")
+    return worst
+
+
+def _npm_scripts(content: str) -> list[tuple[str, str]]:
+    """The install-time scripts of a package.json text (a whole file, or an edit's fragment)."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        scripts = data.get("scripts")
+        if isinstance(scripts, dict):
+            return [(k, v) for k, v in scripts.items() if k in _NPM_SCRIPTS and isinstance(v, str)]
+        return []
+    out = []
+    for m in _NPM_SCRIPT.finditer(content):
+        try:
+            out.append((m.group(1), json.loads(f'"{m.group(2)}"')))
+        except ValueError:
+            out.append((m.group(1), m.group(2)))
+    return out
+
+
+def _prefixed(e: Effect, where: str) -> Effect:
+    return Effect(effect=e.effect, source=e.source, evidence=f"{where}: {e.evidence}",
+                  details=e.details)
