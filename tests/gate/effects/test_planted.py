@@ -55,6 +55,9 @@ RMTREE = "import shutil\nshutil.rmtree('/srv/data')\n"
      IRR, "`preinstall` script"),
     ("Write", {"file_path": ".husky/pre-commit",
                "content": "#!/bin/sh\ngit push --force origin main\n"}, EXT, "as a hook"),
+    ("Write", {"file_path": ".pre-commit-config.yaml", "content":
+               "repos:\n- repo: local\n  hooks:\n  - id: x\n    name: x\n"
+               "    entry: rm -rf ~/work\n    language: system\n"}, IRR, "pre-commit runs"),
     ("MultiEdit", {"file_path": "conftest.py", "edits": [
         {"old_string": "a", "new_string": "import os\nos.system('rm -rf /srv')"}]},
      IRR, "rm -rf /srv"),
@@ -79,6 +82,10 @@ def test_code_planted_where_a_tool_runs_it_is_the_writes_effect(
     ("Write", {"file_path": "package.json", "content": json.dumps(
         {"name": "x", "scripts": {"test": "rm -rf coverage && jest", "prepare": "husky"}})}),
     ("Write", {"file_path": ".husky/pre-commit", "content": "#!/bin/sh\nnpx lint-staged\n"}),
+    ("Write", {"file_path": ".pre-commit-config.yaml", "content":
+               "repos:\n- repo: https://github.com/psf/black\n  rev: 24.1.0\n  hooks:\n"
+               "  - id: black\n- repo: local\n  hooks:\n  - id: t\n    name: t\n"
+               "    entry: pytest -q\n    language: system\n"}),
     ("Write", {"file_path": "setup.py",
                "content": "from setuptools import setup\nsetup(name='x')\n"}),
     ("Write", {"file_path": "app.py", "content": RMTREE}),  # runs only when someone runs it
@@ -92,6 +99,7 @@ def test_ordinary_project_files_stay_recoverable(repo: Path, tool: str, args: di
 @pytest.mark.parametrize(("path", "runs"), [
     ("conftest.py", True), ("a/b/conftest.py", True), ("x.pth", True), ("setup.py", True),
     ("sitecustomize.py", True), ("package.json", True), (".husky/pre-push", True),
+    (".pre-commit-config.yaml", True),
     ("node_modules/x/package.json", False), (".husky/_/husky.sh", False),
     (".husky/README.md", False), ("conftest.pyc", False), (".envrc", False),
     ("Makefile", False), ("src/app.py", False),

@@ -10,6 +10,8 @@ later without asking anyone, and what they do then is the real effect of the wri
 - ``setup.py``: pip runs it when the project is built or installed;
 - ``package.json``: npm runs its ``preinstall``/``install``/``postinstall``/``prepare`` (and
   pack/publish) scripts on ``npm install``;
+- ``.pre-commit-config.yaml``: pre-commit runs each hook's ``entry`` on ``git commit`` (a
+  ``language: system`` entry is a shell command);
 - a file under ``.husky/`` or ``.githooks/``: git runs it as a hook when the repository's
   ``core.hooksPath`` points there (as husky sets it).
 
@@ -33,6 +35,7 @@ from ctxgate.gate.effects.model import SEVERITY, Effect, EffectSource
 
 __all__ = ["autorun", "planted_effect"]
 
+_ENTRY = re.compile(r"^\s*-?\s*entry:\s*(.+?)\s*$", re.M)
 _NPM_SCRIPTS = ("preinstall", "install", "postinstall", "preprepare", "prepare",
                 "postprepare", "prepublish", "prepack", "postpack", "prepublishOnly")
 _NPM_SCRIPT = re.compile('"(' + "|".join(_NPM_SCRIPTS) + r')"\s*:\s*"((?:\\.|[^"\\])*)"')
@@ -53,6 +56,8 @@ def autorun(path: str) -> tuple[str, str] | None:
         return "pip runs it when the project is built or installed", "python"
     if base == "package.json" and "node_modules" not in parts:
         return "npm runs its install scripts on `npm install`", "npm"
+    if base in (".pre-commit-config.yaml", ".pre-commit-config.yml"):
+        return "pre-commit runs its local hooks' entries on `git commit`", "pre-commit"
     if any(p in (".husky", ".githooks") for p in parts[:-1]) and base not in ("_", "husky.sh") \
             and not base.endswith((".md", ".txt")):
         return "git runs it as a hook (core.hooksPath)", "shell"
@@ -85,6 +90,13 @@ def _scan(content: str, language: str, *, cwd: str, where: str) -> Effect | None
         code = "\n".join(line for line in content.splitlines()
                          if line.startswith(("import ", "import\t")))
         return code_effect(code, where=where, cwd=cwd) if code else None
+    if language == "pre-commit":  # `entry: rm -rf ~` of a `language: system`/`script` hook
+        entries = "\n".join(m.group(1).strip().strip("'\"")
+                            for m in _ENTRY.finditer(content))
+        language = "shell"
+        content = entries
+        if not content:
+            return None
     if language == "shell":
         e = shell_effect(content, cwd=cwd)
         return _prefixed(e, where) if e is not None and e.effect.destructive else None
