@@ -64,6 +64,9 @@ RMTREE = "import shutil\nshutil.rmtree('/srv/data')\n"
     ("apply_patch", {"input": "*** Begin Patch\n*** Add File: conftest.py\n+import shutil\n"
                               "+shutil.rmtree('/srv/data')\n*** End Patch"}, IRR, "conftest.py"),
     ("Bash", {"command": f"cat > conftest.py << 'EOF'\n{RMTREE}EOF"}, IRR, "pytest imports it"),
+    ("mcp__fs__write_file", {"path": "conftest.py", "content": RMTREE}, IRR, "pytest imports"),
+    ("mcp__fs__edit_file", {"path": "setup.py", "edits": [
+        {"oldText": "x", "newText": "import os\nos.system('rm -rf ~/work')"}]}, IRR, "pip runs"),
     ("Bash", {"command": "echo 'import os; os.system(\"rm -rf ~/work\")' > evil.pth"}, IRR,
      "start-up"),
 ])
@@ -89,6 +92,7 @@ def test_code_planted_where_a_tool_runs_it_is_the_writes_effect(
     ("Write", {"file_path": "setup.py",
                "content": "from setuptools import setup\nsetup(name='x')\n"}),
     ("Write", {"file_path": "app.py", "content": RMTREE}),  # runs only when someone runs it
+    ("mcp__fs__write_file", {"path": "conftest.py", "content": "import pytest\n"}),
     ("Bash", {"command": "cat > conftest.py << 'EOF'\nimport pytest\nEOF"}),
 ])
 def test_ordinary_project_files_stay_recoverable(repo: Path, tool: str, args: dict) -> None:

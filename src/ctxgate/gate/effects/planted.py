@@ -30,10 +30,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from ctxgate.gate.effects.model import SEVERITY, Effect, EffectSource
 
-__all__ = ["autorun", "planted_effect"]
+__all__ = ["autorun", "planted_effect", "planted_in_arguments"]
 
 _ENTRY = re.compile(r"^\s*-?\s*entry:\s*(.+?)\s*$", re.M)
 _NPM_SCRIPTS = ("preinstall", "install", "postinstall", "preprepare", "prepare",
@@ -78,6 +80,28 @@ def planted_effect(path: str, content: str, *, cwd: str, construct: str) -> Effe
         return None
     return Effect(effect=effect.effect, source=EffectSource.CODE_SCAN,
                   evidence=effect.evidence, details=effect.details)
+
+
+_PATH_ARGS = ("path", "file_path", "filePath", "filepath", "filename", "file", "target")
+_TEXT_ARGS = ("content", "contents", "text", "data", "newText", "new_text", "new_string",
+              "new_source", "body")
+
+
+def planted_in_arguments(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
+    """:func:`planted_effect` for an unknown tool that writes a file (an MCP ``write_file``
+    or ``edit_file``): its path argument and the text it writes (``content``, an edit list's
+    ``newText``)."""
+    if not isinstance(arguments, Mapping):
+        return None
+    path = next((v for k in _PATH_ARGS if isinstance(v := arguments.get(k), str) and v), None)
+    if path is None or autorun(path) is None:
+        return None
+    texts = [v for k in _TEXT_ARGS if isinstance(v := arguments.get(k), str)]
+    edits = arguments.get("edits")
+    if isinstance(edits, list):
+        texts += [str(e.get(k)) for e in edits if isinstance(e, Mapping)
+                  for k in _TEXT_ARGS if isinstance(e.get(k), str)]
+    return planted_effect(path, "\n".join(texts), cwd=cwd, construct=tool)
 
 
 def _scan(content: str, language: str, *, cwd: str, where: str) -> Effect | None:

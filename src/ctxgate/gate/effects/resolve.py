@@ -96,6 +96,10 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
     found = name_effect(name, arguments, cwd=cwd,
                         description=description if isinstance(description, str) else None,
                         input_schema=schema if isinstance(schema, Mapping) else None)
+    if found is not None and not found.effect.destructive:
+        from ctxgate.gate.effects.planted import planted_in_arguments
+
+        return planted_in_arguments(tool, arguments, cwd=cwd) or found
     if found is not None:
         return found
     return _learned(name, arguments, info)
