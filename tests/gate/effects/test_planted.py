@@ -110,3 +110,26 @@ def test_ordinary_project_files_stay_recoverable(repo: Path, tool: str, args: di
 ])
 def test_which_files_a_tool_runs_on_its_own(path: str, runs: bool) -> None:
     assert (autorun(path) is not None) is runs
+
+
+def test_a_copy_or_link_into_such_a_file_is_judged_by_its_source(repo: Path,
+                                                                  tmp_path: Path) -> None:
+    evil = tmp_path / "evil.py"
+    evil.write_text(RMTREE)
+    plain = tmp_path / "plain.py"
+    plain.write_text("import pytest\n")
+    for command in (f"cp {evil} conftest.py", f"ln -s {evil} tests_conftest/../conftest.py",
+                    f"install -m644 {evil} setup.py"):
+        e = effect(repo, "Bash", {"command": command})
+        assert e is not None and e.effect is IRR, (command, e)
+        assert "pytest imports" in e.evidence or "pip runs" in e.evidence, (command, e)
+    for command in (f"cp {plain} conftest.py", f"cp {evil} app.py"):
+        e = effect(repo, "Bash", {"command": command})
+        assert e is not None and e.effect is R, (command, e)
+
+
+def test_npm_pkg_set_of_an_install_script_is_judged_by_the_script(repo: Path) -> None:
+    e = effect(repo, "Bash", {"command": 'npm pkg set scripts.postinstall="rm -rf ~/work"'})
+    assert e is not None and e.effect is IRR and "`postinstall` script" in e.evidence, e
+    e = effect(repo, "Bash", {"command": "npm pkg set scripts.test=jest"})
+    assert e is not None and e.effect is R, e

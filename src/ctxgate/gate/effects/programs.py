@@ -390,9 +390,27 @@ def _copy(a, seg) -> None:
                    os.path.join(dest, os.path.basename(src.rstrip("/"))), "overwrite")
     else:
         a.path(f"`{seg.program} … {dest}`", dest, "overwrite")
+        if len(ops) == 2:
+            _planted_copy(a, seg.program, ops[0], dest)
     if seg.program == "mv" or (seg.program == "rsync" and seg.has_option("--remove-source-files")):
         for src in ops[:-1]:
             a.path(f"`{seg.program}` moves {src} away", src, "edit")
+
+
+def _planted_copy(a, prog: str, src: str, dest: str) -> None:
+    """``cp /tmp/x.py conftest.py``: a file copied (or linked) where a tool runs it on its own
+    is judged by the source's code (:mod:`.planted`; read as a script run is, at most 256 KiB)."""
+    from ctxgate.gate.effects.planted import autorun, planted_effect
+    from ctxgate.gate.effects.shell import _read_script
+
+    if autorun(dest) is None:
+        return
+    body = _read_script(src, a.cwd)
+    if body is None:
+        return
+    found = planted_effect(dest, body, cwd=a.cwd, construct=f"`{prog} {src}`")
+    if found is not None:
+        a.add(found.effect, found.evidence)
 
 
 def _pager(a, seg) -> None:
@@ -614,13 +632,36 @@ def _mkdir(a, seg) -> None:
 
 
 def _publish(a, seg) -> None:
-    if _config_change(a, seg):
+    if _config_change(a, seg) or _npm_pkg_set(a, seg):
         return
     _by_words(_PUBLISH, "publishes or changes a package registry")(a, seg)
 
 
 _CONFIG_SETTERS = frozenset({"set", "unset", "delete", "rm", "add", "edit", "--set", "--add",
                              "--remove", "--append", "--prepend"})
+
+
+def _npm_pkg_set(a, seg) -> bool:
+    """``npm pkg set scripts.postinstall="…"`` writes an install script npm runs on its own
+    (:mod:`.planted`): judged as package.json with that script."""
+    args = [x for x in seg.args if not x.startswith("-")]
+    if seg.program != "npm" or args[:2] != ["pkg", "set"]:
+        return False
+    import json
+
+    from ctxgate.gate.effects.planted import planted_effect
+
+    scripts = {}
+    for x in args[2:]:
+        key, eq, value = x.partition("=")
+        if eq and key.startswith("scripts."):
+            scripts[key[len("scripts."):]] = value
+    found = planted_effect("package.json", json.dumps({"scripts": scripts}), cwd=a.cwd,
+                           construct="`npm pkg set`") if scripts else None
+    if found is not None:
+        a.add(found.effect, found.evidence)
+    a.path("`npm pkg set`", "package.json", "edit")
+    return True
 
 
 def _config_change(a, seg) -> bool:
