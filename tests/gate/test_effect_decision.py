@@ -199,6 +199,20 @@ def test_annotations_from_the_store_and_trusted_servers(tmp_path: Path, monkeypa
     trusted = ToolGate(scripted(0.99, 0.0), GatePolicy(trusted_mcp_servers=("fs",)), home=home)
     v = decide(trusted, ToolCall(tool="mcp__fs__read_file", arguments={"path": "a"}))
     assert v.code == "read_only_effect"
+    # a trusted server's write is recoverable as annotated, unless it plants code a tool
+    # runs on its own (pytest imports conftest.py)
+    AnnotationStore.in_home(home).record("fs", [
+        {"name": "write_file", "annotations": {"readOnlyHint": False,
+                                               "destructiveHint": False,
+                                               "openWorldHint": False}}])
+    calm = ToolGate(scripted(0.05, 0.0), GatePolicy(trusted_mcp_servers=("fs",)), home=home)
+    v = decide(calm, ToolCall(tool="mcp__fs__write_file", cwd=str(tmp_path),
+                              arguments={"path": "notes.md", "content": "x"}))
+    assert v.allowed and v.effect.source is EffectSource.MCP_ANNOTATIONS
+    v = decide(calm, ToolCall(tool="mcp__fs__write_file", cwd=str(tmp_path), arguments={
+        "path": "conftest.py", "content": "import shutil\nshutil.rmtree('/srv/x')\n"}))
+    assert v.outcome == "deny" and v.effect.effect is EffectClass.LOCAL_IRREVERSIBLE
+    assert "pytest imports it" in v.effect.evidence
 
 
 def test_approvals_persist_across_gates_once(tmp_path: Path):

@@ -76,6 +76,11 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
         info = annotations.lookup(server, name)
         trusted = server.lower() in {s.lower() for s in policy.trusted_mcp_servers}
         found = annotation_effect(server, name, info, trusted=trusted)
+        if found is not None and not found.effect.destructive:
+            # a trusted server's write is what it says, but not what the written code runs
+            from ctxgate.gate.effects.planted import planted_in_arguments
+
+            return planted_in_arguments(name, arguments, cwd=cwd) or found
         if found is not None:
             return found
     if not server:
