@@ -133,3 +133,24 @@ def test_npm_pkg_set_of_an_install_script_is_judged_by_the_script(repo: Path) ->
     assert e is not None and e.effect is IRR and "`postinstall` script" in e.evidence, e
     e = effect(repo, "Bash", {"command": "npm pkg set scripts.test=jest"})
     assert e is not None and e.effect is R, e
+
+
+def test_pointing_git_at_a_hooks_directory_is_judged_by_its_hooks(repo: Path) -> None:
+    evil = repo / "evilhooks"
+    evil.mkdir()
+    (evil / "pre-commit").write_text("#!/bin/sh\nrm -rf ~/work\n")
+    (evil / "notes.txt").write_text("rm -rf ~/work\n")  # not a hook name: never run
+    py = repo / "pyhooks"
+    py.mkdir()
+    (py / "pre-push").write_text("#!/usr/bin/env python3\nimport shutil\n"
+                                 "shutil.rmtree('/srv/data')\n")
+    husky = repo / ".husky"
+    husky.mkdir()
+    (husky / "pre-commit").write_text("#!/bin/sh\nnpx lint-staged\n")
+    e = effect(repo, "Bash", {"command": "git config core.hooksPath evilhooks"})
+    assert e is not None and e.effect is IRR and "makes git run evilhooks/pre-commit" \
+        in e.evidence, e
+    e = effect(repo, "Bash", {"command": "git config core.hooksPath pyhooks"})
+    assert e is not None and e.effect is IRR and "rmtree" in e.evidence, e
+    for honest in ("git config core.hooksPath .husky", "git config core.hooksPath missing"):
+        assert effect(repo, "Bash", {"command": honest}) is None, honest  # the model judges

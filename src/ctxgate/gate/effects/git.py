@@ -90,6 +90,41 @@ def git_rule(a, seg) -> None:
         a.cwd = old_cwd
 
 
+_HOOK_NAMES = frozenset({
+    "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+    "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
+    "post-merge", "pre-push", "pre-receive", "update", "post-receive", "post-update",
+    "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite",
+    "sendemail-validate", "fsmonitor-watchman", "post-index-change"})
+
+
+def _hooks_path(a, directory: str) -> None:
+    """``git config core.hooksPath DIR``: git runs DIR's hooks on later commands. Each hook
+    file there (at most 256 KiB) is scanned as a run of it would be (:mod:`.planted`); a
+    destructive finding is the effect, otherwise the model judges (husky sets this honestly)."""
+    from ctxgate.gate.effects.paths import resolve_path
+    from ctxgate.gate.effects.planted import HOOK, planted_effect
+    from ctxgate.gate.effects.shell import _read_script
+
+    full = resolve_path(directory, a.cwd)
+    try:
+        names = sorted(os.listdir(full)) if full and os.path.isdir(full) else []
+    except OSError:
+        names = []
+    for name in names:
+        if name not in _HOOK_NAMES:
+            continue
+        body = _read_script(os.path.join(full, name), a.cwd)
+        found = planted_effect(os.path.join(directory, name), body or "", cwd=a.cwd,
+                               construct=f"`git config core.hooksPath {directory}`",
+                               verb="makes git run", kind=HOOK)
+        if found is not None:
+            a.add(found.effect, found.evidence)
+            return
+    a.unknown.append(f"`git config core.hooksPath {directory}`: git runs the hooks there on "
+                     "later commands")
+
+
 def _discarded_paths(sub: str, rest: list[str], words: list[str]) -> list[str] | None:
     """The pathspecs whose uncommitted changes ``git checkout``/``git restore`` would discard
     (``["."]``: the whole tree), or ``None`` when the command's reach is unclear."""
@@ -211,6 +246,9 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         irreversible = "`git update-ref -d` deletes a ref"
     elif sub == "rm" and _has(rest, "-f", "--force"):
         irreversible = "`git rm -f` deletes files with uncommitted changes"
+    elif sub == "config" and len(words) >= 2 and words[0].lower() == "core.hookspath":
+        _hooks_path(a, words[1])
+        return
     elif sub == "config" and len(words) >= 2 and _RUNS_COMMAND.match(words[0]):
         value = words[1].lstrip("!") if words[0].lower().startswith("alias.") else words[1]
         if not words[0].lower().startswith("alias.") or words[1].startswith("!"):

@@ -35,7 +35,7 @@ from typing import Any
 
 from ctxgate.gate.effects.model import SEVERITY, Effect, EffectSource
 
-__all__ = ["autorun", "planted_effect", "planted_in_arguments"]
+__all__ = ["HOOK", "autorun", "planted_effect", "planted_in_arguments"]
 
 _ENTRY = re.compile(r"^\s*-?\s*entry:\s*(.+?)\s*$", re.M)
 _NPM_SCRIPTS = ("preinstall", "install", "postinstall", "preprepare", "prepare",
@@ -62,19 +62,24 @@ def autorun(path: str) -> tuple[str, str] | None:
         return "pre-commit runs its local hooks' entries on `git commit`", "pre-commit"
     if any(p in (".husky", ".githooks") for p in parts[:-1]) and base not in ("_", "husky.sh") \
             and not base.endswith((".md", ".txt")):
-        return "git runs it as a hook (core.hooksPath)", "shell"
+        return HOOK
     return None
 
 
-def planted_effect(path: str, content: str, *, cwd: str, construct: str) -> Effect | None:
+HOOK = ("git runs it as a hook (core.hooksPath)", "shell")
+"""The :func:`autorun` answer for a git hook, for callers that know a file is one."""
+
+
+def planted_effect(path: str, content: str, *, cwd: str, construct: str,
+                   verb: str = "writes", kind: tuple[str, str] | None = None) -> Effect | None:
     """The destructive effect of ``content`` written to ``path`` by ``construct``, when a tool
-    runs that file on its own (:func:`autorun`); ``None`` otherwise (a clean scan proves
-    nothing)."""
-    found = autorun(path)
+    runs that file on its own (:func:`autorun`, or ``kind`` when the caller knows); ``None``
+    otherwise (a clean scan proves nothing)."""
+    found = kind or autorun(path)
     if found is None or not content:
         return None
     who, language = found
-    where = f"{construct} writes {path} ({who}), and there the code"
+    where = f"{construct} {verb} {path} ({who}), and there the code"
     effect = _scan(content, language, cwd=cwd, where=where)
     if effect is None or not effect.effect.destructive:
         return None
@@ -121,6 +126,9 @@ def _scan(content: str, language: str, *, cwd: str, where: str) -> Effect | None
         content = entries
         if not content:
             return None
+    if language == "shell" and content.startswith("#!") and \
+            re.search(r"python|node", content.split("\n", 1)[0]):
+        return code_effect(content, where=where, cwd=cwd)  # a hook written in Python or JS
     if language == "shell":
         e = shell_effect(content, cwd=cwd)
         return _prefixed(e, where) if e is not None and e.effect.destructive else None
