@@ -104,7 +104,7 @@ def _hooks_path(a, directory: str) -> None:
     destructive finding is the effect, otherwise the model judges (husky sets this honestly)."""
     from ctxgate.gate.effects.paths import resolve_path
     from ctxgate.gate.effects.planted import HOOK, planted_effect
-    from ctxgate.gate.effects.shell import _read_script
+    from ctxgate.gate.effects.shell import read_script
 
     full = resolve_path(directory, a.cwd)
     try:
@@ -114,7 +114,7 @@ def _hooks_path(a, directory: str) -> None:
     for name in names:
         if name not in _HOOK_NAMES:
             continue
-        body = _read_script(os.path.join(full, name), a.cwd)
+        body = read_script(os.path.join(full, name), a.cwd)
         found = planted_effect(os.path.join(directory, name), body or "", cwd=a.cwd,
                                construct=f"`git config core.hooksPath {directory}`",
                                verb="makes git run", kind=HOOK)

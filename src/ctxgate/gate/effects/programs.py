@@ -401,11 +401,11 @@ def _planted_copy(a, prog: str, src: str, dest: str) -> None:
     """``cp /tmp/x.py conftest.py``: a file copied (or linked) where a tool runs it on its own
     is judged by the source's code (:mod:`.planted`; read as a script run is, at most 256 KiB)."""
     from ctxgate.gate.effects.planted import autorun, planted_effect
-    from ctxgate.gate.effects.shell import _read_script
+    from ctxgate.gate.effects.shell import read_script
 
     if autorun(dest) is None:
         return
-    body = _read_script(src, a.cwd)
+    body = read_script(src, a.cwd)
     if body is None:
         return
     found = planted_effect(dest, body, cwd=a.cwd, construct=f"`{prog} {src}`")

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
 from ctxgate.gate.effects.paths import Action, classify_path
 
-__all__ = ["Analysis", "Finding", "analyse", "path_finding", "shell_effect"]
+__all__ = ["Analysis", "Finding", "analyse", "path_finding", "read_script", "shell_effect"]
 
 MAX_DEPTH = 6
 
@@ -443,7 +443,7 @@ def _heredoc_writes(segments, heredocs: tuple[str, ...]) -> dict[str, str | None
     return out
 
 
-def _read_script(word: str, cwd: str) -> str | None:
+def read_script(word: str, cwd: str) -> str | None:
     """The text of an existing regular script file of at most :data:`_SCRIPT_MAX_BYTES`."""
     from ctxgate.gate.effects.paths import resolve_path
 
@@ -482,7 +482,7 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
                         s.redirections)) if os.path.normpath(x) == key)
             if written is None or moved or named > 1:
                 continue  # the command may write or move the file before it runs
-            body = _read_script(word, a.cwd)
+            body = read_script(word, a.cwd)
             where = f"the script {word} that `{program}` runs"
         if body is None:
             continue
