@@ -5,7 +5,7 @@ The code is not executed or fully parsed here; :func:`code_effect` looks for the
 lose data or leave the machine, each a finding with the line it is on:
 
 - deletes: ``shutil.rmtree``, ``os.remove``/``unlink``/``rmdir``, ``Path(…).unlink()``,
-  ``fs.rmSync``/``unlinkSync`` … → irreversible (the path is not resolved: deleting is
+  ``fs.rmSync``/``unlinkSync``, Rust's ``fs::remove_dir_all`` … → irreversible (the path is not resolved: deleting is
   judged, not where);
 - network writes: ``requests.post``/``put``/``patch``/``delete`` (and ``httpx``, a session),
   ``smtplib``, ``fetch(…, {method: "DELETE"})`` → external;
@@ -33,7 +33,8 @@ _DELETE = re.compile(
     r"\.(rmSync|rmdirSync|unlinkSync|rimrafSync)\s*\(|"
     r"\b(?:File::Path::)?(?:rmtree|remove_tree)\s*\(|"
     r"\bFileUtils\.(?:rm_rf|rm_r|rm|remove_dir|remove_entry\w*|rmdir)\s*\(|"
-    r"\b(?:File\.delete|Dir\.rmdir|Dir\.delete)\s*\(|(?<![\w.$>])(?:unlink|rmdir)\s*\(")
+    r"\b(?:File\.delete|Dir\.rmdir|Dir\.delete)\s*\(|(?<![\w.$>])(?:unlink|rmdir)\s*\(|"
+    r"\bfs::(?:remove_dir_all|remove_dir|remove_file)\s*\(")
 _NETWORK = re.compile(
     r"\b(?:requests|httpx|session|client|s)\.(post|put|patch|delete)\s*\(|\b(smtplib)\b|"
     r"\bmethod\s*[:=]\s*['\"](POST|PUT|PATCH|DELETE)['\"]|"
@@ -48,8 +49,10 @@ _STRING = re.compile(r"(['\"])((?:\\.|(?!\1).){6,}?)\1", re.S)
 
 
 _TEMPFILES = re.compile(r"\btempfile\.(?:mkdtemp|mkstemp|TemporaryDirectory|"
-                        r"NamedTemporaryFile|gettempdir)|\bmkdtempSync\b|\bos\.tmpdir\(")
-"""Code that makes temporary files or directories (Python ``tempfile``, Node ``mkdtempSync``):
+                        r"NamedTemporaryFile|gettempdir)|\bmkdtempSync\b|\bos\.tmpdir\(|"
+                        r"\btempfile::|\benv::var\(\s*\"OUT_DIR\"")
+"""Code that makes temporary files or directories (Python ``tempfile``, Node ``mkdtempSync``,
+Rust's ``tempfile`` crate; a Cargo build script's ``OUT_DIR`` is its own scratch space):
 deleting a computed path there is how it cleans up after itself."""
 _LITERAL_ARG = re.compile(r"\s*[rbu]?(['\"])([^'\"\n]{1,400})\1\s*[,)]")
 _PATH_CALL = re.compile(r"Path\(\s*[rbu]?(['\"])([^'\"\n]{1,400})\1\s*\)\s*$")

@@ -7,7 +7,8 @@ later without asking anyone, and what they do then is the real effect of the wri
 - ``conftest.py``: pytest imports it whenever tests under it run;
 - ``sitecustomize.py``, ``usercustomize.py``: Python imports them at start-up when they are on
   the path; a ``.pth`` file's ``import`` lines run at every start-up in a site directory;
-- ``setup.py``: pip runs it when the project is built or installed;
+- ``setup.py``: pip runs it when the project is built or installed; ``build.rs``: cargo runs it
+  before every build and test run;
 - ``package.json``: npm runs its ``preinstall``/``install``/``postinstall``/``prepare`` (and
   pack/publish) scripts on ``npm install``;
 - ``.pre-commit-config.yaml``: pre-commit runs each hook's ``entry`` on ``git commit`` (a
@@ -56,6 +57,8 @@ def autorun(path: str) -> tuple[str, str] | None:
         return "Python runs its import lines at start-up", "pth"
     if base == "setup.py":
         return "pip runs it when the project is built or installed", "python"
+    if base == "build.rs":
+        return "cargo runs it before every build and test run", "rust"
     if base == "package.json" and "node_modules" not in parts:
         return "npm runs its install scripts on `npm install`", "npm"
     if base in (".pre-commit-config.yaml", ".pre-commit-config.yml"):
@@ -113,7 +116,7 @@ def _scan(content: str, language: str, *, cwd: str, where: str) -> Effect | None
     from ctxgate.gate.effects.code import code_effect
     from ctxgate.gate.effects.shell import shell_effect
 
-    if language == "python":
+    if language in ("python", "rust"):  # the code scan reads Rust's std::fs deletes too
         return code_effect(content, where=where, cwd=cwd)
     if language == "pth":
         code = "\n".join(line for line in content.splitlines()
