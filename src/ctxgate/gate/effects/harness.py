@@ -115,7 +115,9 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
         assert pe.effect is not None  # only a delete can find no evidence
         written = Effect(effect=pe.effect, source=EffectSource.HARNESS_TOOL,
                          evidence=f"{tool}: {pe.evidence}")
-        return _planted(tool, path, _written_text(name, args), cwd) or written
+        from ctxgate.gate.effects.planted import planted_in_arguments
+
+        return _as_harness(planted_in_arguments(tool, args, cwd=cwd, path=path)) or written
     if name in SHELL_TOOL_NAMES:
         from ctxgate.gate.effects.shell import shell_effect
 
@@ -126,25 +128,9 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
     return None
 
 
-def _written_text(name: str, args: Mapping[str, Any]) -> str:
-    """The text a file tool puts into its file (a ``Write``'s content, an edit's new text)."""
-    if name == "write":
-        value = args.get("content")
-        return value if isinstance(value, str) else ""
-    if name == "multiedit":
-        edits = args.get("edits")
-        return "\n".join(str(e.get("new_string", "")) for e in edits
-                         if isinstance(e, Mapping)) if isinstance(edits, list) else ""
-    value = args.get("new_string", args.get("new_source"))
-    return value if isinstance(value, str) else ""
-
-
-def _planted(construct: str, path: str, text: str, cwd: str) -> Effect | None:
-    """The destructive effect of code written where a tool runs it on its own
-    (:mod:`.planted`), under the harness's name."""
-    from ctxgate.gate.effects.planted import planted_effect
-
-    found = planted_effect(path, text, cwd=cwd, construct=construct)
+def _as_harness(found: Effect | None) -> Effect | None:
+    """What code planted where a tool runs it on its own does (:mod:`.planted`), as the
+    harness tool's effect."""
     if found is None:
         return None
     return Effect(effect=found.effect, source=EffectSource.HARNESS_TOOL,
@@ -189,7 +175,10 @@ def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
             continue
         findings.append((pe.effect, f"apply_patch: {pe.evidence}"))
         if kind != "Delete":
-            planted = _planted("apply_patch", moved or path, _added_lines(text, m.end()), cwd)
+            from ctxgate.gate.effects.planted import planted_effect
+
+            planted = _as_harness(planted_effect(moved or path, _added_lines(text, m.end()),
+                                                 cwd=cwd, construct="apply_patch"))
             if planted is not None:
                 findings.append((planted.effect, planted.evidence))
     if unknown and not any(c.destructive for c, _e in findings):

@@ -95,13 +95,16 @@ _TEXT_ARGS = ("content", "contents", "text", "data", "newText", "new_text", "new
               "new_source", "body")
 
 
-def planted_in_arguments(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
-    """:func:`planted_effect` for an unknown tool that writes a file (an MCP ``write_file``
-    or ``edit_file``): its path argument and the text it writes (``content``, an edit list's
-    ``newText``)."""
+def planted_in_arguments(tool: str, arguments: Any, *, cwd: str,
+                         path: str | None = None) -> Effect | None:
+    """:func:`planted_effect` for a tool that writes a file (an MCP ``write_file`` or
+    ``edit_file``, Claude Code's ``Write``/``Edit``): the text it writes (``content``,
+    ``new_string``, an edit list's ``newText``) to ``path``, by default its path argument."""
     if not isinstance(arguments, Mapping):
         return None
-    path = next((v for k in _PATH_ARGS if isinstance(v := arguments.get(k), str) and v), None)
+    if path is None:
+        path = next((v for k in _PATH_ARGS if isinstance(v := arguments.get(k), str) and v),
+                    None)
     if path is None or autorun(path) is None:
         return None
     texts = [v for k in _TEXT_ARGS if isinstance(v := arguments.get(k), str)]

@@ -865,22 +865,17 @@ def _plain_variables(seg) -> bool:
     return True
 
 
-def _strictly_named(seg) -> bool:
-    """``rm --help`` exactly, for a program the fast path proves prints and exits on it."""
-    from ctxgate.gate.fastpath.named import HELP_PROGRAMS, NAMING_OPTIONS
-
-    return seg.program in HELP_PROGRAMS and len(seg.args) == 1 and \
-        seg.args[0] in NAMING_OPTIONS
-
-
 def program_rule(a, seg) -> None:
     """Add the findings of one simple command ``seg`` to the analysis ``a``.
 
     A command that finds nothing to change adds its program to ``a.claims`` unless the rules
-    vouch for its read-only (:data:`_VERB_RULED`, :func:`_strictly_named`): the rest is read
+    vouch for its read-only (a read verb of :data:`_VERB_RULED`, an exact naming form of
+    :func:`ctxgate.gate.fastpath.named.help_form`, :func:`_plain_variables`): the rest is read
     only because no rule lists what it changes, which the fast path must prove."""
+    from ctxgate.gate.fastpath.named import help_form
+
     prog = seg.program
-    vouched = _strictly_named(seg) or _plain_variables(seg) or (
+    vouched = help_form(prog, seg.args) or _plain_variables(seg) or (
         prog in _VERB_RULED and not any(x.split("=", 1)[0] in _CONFIG_OPTIONS
                                         for x in seg.args))
     if not vouched:

@@ -76,13 +76,8 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
         info = annotations.lookup(server, name)
         trusted = server.lower() in {s.lower() for s in policy.trusted_mcp_servers}
         found = annotation_effect(server, name, info, trusted=trusted)
-        if found is not None and not found.effect.destructive:
-            # a trusted server's write is what it says, but not what the written code runs
-            from ctxgate.gate.effects.planted import planted_in_arguments
-
-            return planted_in_arguments(name, arguments, cwd=cwd) or found
-        if found is not None:
-            return found
+        if found is not None:  # a trusted server's write is what it says, not what it plants
+            return _or_planted(found, name, arguments, cwd)
     if not server:
         if tool in policy.shell_tools and tool.lower() not in SHELL_TOOL_NAMES:
             from ctxgate.gate.effects.shell import shell_effect
@@ -101,13 +96,19 @@ def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None
     found = name_effect(name, arguments, cwd=cwd,
                         description=description if isinstance(description, str) else None,
                         input_schema=schema if isinstance(schema, Mapping) else None)
-    if found is not None and not found.effect.destructive:
-        from ctxgate.gate.effects.planted import planted_in_arguments
-
-        return planted_in_arguments(tool, arguments, cwd=cwd) or found
     if found is not None:
-        return found
+        return _or_planted(found, tool, arguments, cwd)
     return _learned(name, arguments, info)
+
+
+def _or_planted(found: Effect, tool: str, arguments: Any, cwd: str) -> Effect:
+    """``found``, unless it is not destructive and the call writes code where a tool runs it
+    on its own (:mod:`.planted`): then what that code does."""
+    if found.effect.destructive:
+        return found
+    from ctxgate.gate.effects.planted import planted_in_arguments
+
+    return planted_in_arguments(tool, arguments, cwd=cwd) or found
 
 
 def _learned(tool: str, arguments: Any, info: Mapping[str, Any] | None) -> Effect | None:

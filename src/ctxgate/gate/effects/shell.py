@@ -20,7 +20,8 @@ says "rm -rf" have no effect.
 
 The answer: the most harmful class found, with every finding as evidence. When nothing
 changes state and every program is known to only read, ``read_only``; unless the fast path
-proves the same command read-only, that class ``needs_model`` (the rules are a list of what
+proves the same command read-only or a rule vouches for every program (a CLI's read verb,
+``rm --help``, ``export X=1``), that class ``needs_model`` (the rules are a list of what
 changes state, so a change they do not list would pass as a read). When a program is
 unknown (``python x.py``, ``make``) and nothing destructive was found, ``None``: the parser
 does not know, and the decision model judges the call as before. A command that (or a body it
@@ -131,13 +132,13 @@ def shell_effect(command: str, *, cwd: str | None = None) -> Effect | None:
     if worst is None:
         if a.unparsed:
             return None
-        return _read_only(command, a, a.cwd)
+        return _read_only(command, a)
     first = next(f for f in a.findings if f.effect is worst)
     return Effect(effect=worst, source=EffectSource.SHELL_PARSER, evidence=first.evidence,
                   details=details)
 
 
-def _read_only(command: str, a: Analysis, cwd: str) -> Effect:
+def _read_only(command: str, a: Analysis) -> Effect:
     """The read-only class the rules found, and whether anything vouches for it.
 
     The rules list what changes state; a program or option they do not list looks
@@ -153,7 +154,7 @@ def _read_only(command: str, a: Analysis, cwd: str) -> Effect:
     if not a.claims:
         return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
                       evidence=f"every program only reads or is only named ({names})")
-    proof = is_read_only(command, cwd=cwd)
+    proof = is_read_only(command, cwd=a.cwd)
     if proof.read_only:
         return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
                       evidence=f"every program only reads or is only named ({names}); "
@@ -513,8 +514,6 @@ def _planted_writes(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
         if body is not None:
             written[target] = body
     for target, body in written.items():
-        if autorun(target) is None:
-            continue
         found = planted_effect(target, body, cwd=a.cwd, construct="the command")
         if found is not None:
             a.add(found.effect, found.evidence)

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from ctxgate.gate.fastpath.lexer import Word
 from ctxgate.gate.fastpath.options import Refusal
 
-__all__ = ["HELP_PROGRAMS", "NAMING_OPTIONS", "check_man", "is_help_call", "man_env_problem"]
+__all__ = ["HELP_PROGRAMS", "NAMING_OPTIONS", "check_man", "help_form", "is_help_call",
+           "man_env_problem"]
 
 NAMING_OPTIONS = frozenset({"--help", "--version"})
 
@@ -53,10 +54,15 @@ _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+:@-]*")
 _MAN_ENV = ("MANPAGER", "PAGER", "MANOPT", "MANROFFOPT", "MANPL", "MAN_KEEP_FORMATTING")
 
 
+def help_form(name: str, args: Sequence[str]) -> bool:
+    """``NAME --help`` / ``NAME --version`` exactly, for a program of :data:`HELP_PROGRAMS`
+    (``args`` after quote removal)."""
+    return name in HELP_PROGRAMS and len(args) == 1 and args[0] in NAMING_OPTIONS
+
+
 def is_help_call(name: str, args: Sequence[Word]) -> bool:
-    """``NAME --help`` / ``NAME --version`` exactly, for a program of :data:`HELP_PROGRAMS`."""
-    return (name in HELP_PROGRAMS and len(args) == 1 and not args[0].glob
-            and args[0].text in NAMING_OPTIONS)
+    """:func:`help_form` of the fast path's words (an unquoted glob is never one)."""
+    return not any(w.glob for w in args) and help_form(name, [w.text for w in args])
 
 
 def man_env_problem() -> str | None:
