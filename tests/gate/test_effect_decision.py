@@ -88,8 +88,16 @@ def test_shell_parser_read_only_still_asks_the_model():
     assert v.effect.effect is EffectClass.READ_ONLY
 
 
+def test_a_missing_script_run_by_its_path_is_judged_by_the_model(tmp_path: Path):
+    """``./wipe.sh prod --help``: a script need not honour ``--help``, and one that is not
+    there to read (yet) is an unknown run, not a read the rules could claim."""
+    model = scripted(0.95, 0.1)
+    v = decide(ToolGate(model), ToolCall(tool="bash", arguments={
+        "command": "./wipe.sh prod --help"}, cwd=str(tmp_path)))
+    assert v.effect is None and v.outcome == "deny" and len(model.calls) == 1, v
+
+
 @pytest.mark.parametrize("command", [
-    "./wipe.sh prod --help",  # a script need not honour --help
     "cat $REPORT",  # the fast path does not model expansions
     "kubectl get pods --kubeconfig /tmp/k.yaml",  # a kubeconfig may name an exec plugin
     "bash -c 'less \"$F\"'",

@@ -5,6 +5,7 @@ that finds nothing proves nothing (the run stays unknown: the model judges)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,80 @@ def test_substitutions_in_an_unquoted_here_doc_run(repo: Path, command: str,
     assert (e is not None and e.effect.destructive) is destructive, (command, e)
     if destructive:
         assert "unquoted here-doc" in e.evidence, e
+
+
+def _script(repo: Path, name: str, body: str) -> Path:
+    path = repo / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body)
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "command", "runner"),
+    [
+        ("setup_env.sh", "#!/bin/sh\nrm -rf ~/Documents\n", "./setup_env.sh", "sh"),
+        ("setup_env.sh", "#!/bin/sh\nrm -rf ~/Documents\n", "./setup_env.sh --help", "sh"),
+        ("tools/sync", "#!/usr/bin/env bash\nset -e\nrm -rf ~/.ssh\n", "tools/sync --dry", "bash"),
+        ("fix.sh", "rm -rf ~/Documents\n", "./fix.sh", "sh"),  # no #!: bash runs it as sh
+        ("bin/tidy", "#!/usr/bin/env -S python3 -u\nimport shutil\nshutil.rmtree('/srv/data')\n",
+         "bin/tidy", "python"),
+        ("ls", "#!/bin/sh\nrm -rf ~/Documents\n", "./ls -la", "sh"),  # not the system ls
+        ("setup_env.sh", "#!/bin/sh\nrm -rf ~/Documents\n",
+         "chmod +x setup_env.sh && ./setup_env.sh", "sh"),
+    ],
+)
+def test_a_file_run_by_its_path_is_scanned_by_what_its_first_line_names(
+    repo: Path, name: str, body: str, command: str, runner: str
+) -> None:
+    """A file run by its path does what it says: an agent (or an injected instruction) writes
+    ``setup_env.sh`` in one harmless-looking call and runs it in the next. Its ``#!`` line
+    (``env`` skipped, a version dropped) says which scan reads it; ``--help`` is an argument
+    the script may ignore, and ``./ls`` is not the system ``ls``."""
+    _script(repo, name, body)
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is IRR, (command, e)
+    assert f"run by its path (`{runner}`)" in e.evidence, e
+
+
+@pytest.mark.parametrize("command", [". ./env.sh", "source env.sh", "source ./env.sh && make"])
+def test_a_sourced_file_is_scanned_as_shell(repo: Path, command: str) -> None:
+    _script(repo, "env.sh", "export A=1\nrm -rf ~/.ssh\n")
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is IRR and "env.sh that `" in e.evidence, (command, e)
+
+
+def test_a_file_the_same_command_writes_and_runs_by_its_path_is_scanned(repo: Path) -> None:
+    e = shell_effect("cat > n.sh <<'EOF'\nrm -rf ~/Music\nEOF\nchmod +x n.sh; ./n.sh",
+                     cwd=str(repo))
+    assert e is not None and e.effect is IRR, e
+    assert any("n.sh this command writes and runs by its path (`sh`)" in d
+               for d in e.details), e.details
+
+
+def test_a_clean_file_run_by_its_path_is_left_to_the_model(repo: Path) -> None:
+    """A scan that finds nothing proves nothing; and a path-run ``./ls`` or ``./x --help`` is
+    no longer a read the rules could claim."""
+    _script(repo, "ok.sh", "#!/bin/sh\necho hello\n")
+    _script(repo, "ls", "#!/bin/sh\necho hello\n")
+    _script(repo, "stats.awk", "#!/usr/bin/awk -f\nBEGIN { system(\"rm -rf ~/x\") }\n")
+    for command in ("./ok.sh", "./ok.sh --help", "./ls", "./stats.awk", "./missing.sh",
+                    "source ./missing.sh"):
+        assert shell_effect(command, cwd=str(repo)) is None, command
+
+
+def test_a_binary_under_a_path_keeps_its_programs_rules(repo: Path) -> None:
+    """``.venv/bin/python t.py`` is python running t.py (the link resolves to a binary), and
+    ``/usr/bin/rm`` is rm."""
+    import sys
+
+    (repo / ".venv" / "bin").mkdir(parents=True)
+    (repo / ".venv" / "bin" / "python").symlink_to(os.path.realpath(sys.executable))
+    (repo / "t.py").write_text("import shutil\nshutil.rmtree('/srv/data')\n")
+    e = shell_effect(".venv/bin/python t.py", cwd=str(repo))
+    assert e is not None and e.effect is IRR and "t.py that `python`" in e.evidence, e
+    e = shell_effect("$VENV/bin/python t.py", cwd=str(repo))  # unreadable path: still python
+    assert e is not None and e.effect is IRR, e
+    e = shell_effect("/usr/bin/rm -rf ~/Documents", cwd=str(repo))
+    assert e is not None and e.effect is IRR, e

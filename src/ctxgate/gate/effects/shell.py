@@ -32,10 +32,12 @@ otherwise than bash does, so without a finding it is ``None`` too.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
 from ctxgate.gate.effects.paths import Action, classify_path
+from ctxgate.gate.effects.runners import TASK_RUNNERS
 
 __all__ = ["Analysis", "Finding", "analyse", "path_finding", "read_script", "shell_effect"]
 
@@ -202,6 +204,12 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             a.unknown.append(f"`xargs {seg.program}` changes files read from input the gate "
                              "cannot see")
             continue
+        if _local_program(seg, a.cwd):
+            # a file run by its path does what the file says, whatever its base name
+            # (``./ls``) and whatever its arguments (``./wipe.sh --help`` need not print help)
+            a.scripts.append((_EXEC, seg.argv[0]))
+            a.unknown.append(seg.argv[0])
+            continue
         if seg.program in _INTERPRETERS:
             _interpreter(a, seg, segments, downloads, parsed.heredocs)
             continue
@@ -210,6 +218,8 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                   f"`xargs {seg.program}` deletes files read from input the gate cannot see")
             continue
         program_rule(a, seg)
+        if seg.program in TASK_RUNNERS:
+            _scan_tasks(a, seg, segments)
     _scan_scripts(a, segments, parsed.heredocs)
     _planted_writes(a, segments, parsed.heredocs)
     _heredoc_substitutions(a, parsed.heredocs, parsed.literal_heredocs)
@@ -335,6 +345,8 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
     if seg.program in (".", "source"):
         stdin = any(x in ("/dev/stdin", "-") or x.startswith("<(") for x in seg.args)
         if not stdin:
+            if seg.args:
+                a.scripts.append((seg.program, seg.args[0]))
             a.unknown.append(f"{seg.program} {' '.join(seg.args)}".strip())
             return
     if has_c:
@@ -388,6 +400,51 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
                 x for x in s.args if not (s.program == "echo" and x in ("-e", "-n", "-E"))))
         return
     a.unknown.append(f"{seg.program} reading commands from its input")
+
+
+_EXEC = "<exec>"
+"""The ``a.scripts`` program of a file run by its path (``./build.sh``): what runs it is read
+from the file's ``#!`` line when it is scanned (:func:`script_runner`)."""
+_SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"})
+_CODE_RUNNERS = frozenset({"python", "perl", "ruby", "node", "php", "deno", "bun"})
+
+
+def _local_program(seg, cwd: str) -> bool:
+    """Whether ``seg`` runs a text file by its path (``./wipe.sh``, ``scripts/x.py``,
+    ``~/bin/tool``) rather than a system program. Such a file does what it says, not what a
+    program of the same base name does (``./ls``), and may ignore ``--help``. A binary
+    (``.venv/bin/python`` resolves to one) and a path into a system bin directory keep the
+    base name's rules; so does an interpreter's name under a path that cannot be read here
+    (``$VENV/bin/python t.py``)."""
+    from ctxgate.gate.effects.paths import resolve_path
+
+    word = seg.argv[0] if seg.argv else ""
+    if "/" not in word or os.path.dirname(os.path.normpath(word)) in _SYSTEM_BIN:
+        return False
+    full = resolve_path(word, cwd)
+    try:
+        if full is None:
+            raise OSError(word)
+        with open(full, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:  # not there (the command may write it first) or not readable here
+        return script_runner("", seg.program) not in _INTERPRETERS
+    return b"\0" not in head and not head.startswith(b"\x7fELF")
+
+
+def script_runner(body: str, name: str = "") -> str:
+    """What runs a script file started by its path: the program of its ``#!`` line
+    (``/usr/bin/env`` skipped to its operand, a version suffix dropped: ``python3.11`` →
+    ``python``), else ``sh`` (bash runs a text file without one as a shell script). With an
+    empty body, ``name`` is judged the same way (the file's own base name)."""
+    first = body.split("\n", 1)[0] if body else ""
+    if body and not first.startswith("#!"):
+        return "sh"
+    words = first[2:].split() if first else [name]
+    if words and os.path.basename(words[0]) == "env":
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    prog = os.path.basename(words[0]) if words else ""
+    return re.sub(r"[\d.]+$", "", prog) or prog or "sh"
 
 
 _SCRIPT_MAX_BYTES = 256 * 1024
@@ -467,27 +524,31 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
     if not a.scripts:
         return
     from ctxgate.gate.effects.code import code_effect
-    from ctxgate.gate.effects.paths import resolve_path
 
     written = _heredoc_writes(segments, heredocs)
-    here = os.path.realpath(a.cwd)
-    moved = any(s.program in ("cd", "pushd", "popd") and (
-        not s.args or resolve_path(s.args[0], a.cwd) != here) for s in segments)
+    moved = _moved(a, segments)
     for program, word in a.scripts:
         key = os.path.normpath(word)
         if written is not None and key in written:
             body = written[key]
             where = f"the script {word} this command writes and `{program}` runs"
         else:
-            named = sum(1 for s in segments for x in (*s.args, *(r.target for r in
-                        s.redirections)) if os.path.normpath(x) == key)
-            if written is None or moved or named > 1:
+            named = sum(1 for s in segments if s.program != "chmod"
+                        for x in (*s.args, *(r.target for r in s.redirections))
+                        if os.path.normpath(x) == key)
+            if written is None or moved or named > (0 if program == _EXEC else 1):
                 continue  # the command may write or move the file before it runs
             body = read_script(word, a.cwd)
             where = f"the script {word} that `{program}` runs"
         if body is None:
             continue
-        if program in _SHELLS:
+        if program == _EXEC:
+            program = script_runner(body)
+            where = where.replace(f" that `{_EXEC}` runs", f", run by its path (`{program}`)"
+                                  ).replace(f"`{_EXEC}` runs", f"runs by its path (`{program}`)")
+            if program not in _SHELLS and program not in _CODE_RUNNERS:
+                continue  # an interpreter the scans do not read (awk -f, make -f)
+        if program in _SHELLS or program in (".", "source"):
             sub = analyse(body, cwd=a.cwd, depth=a.depth + 1) if a.depth < MAX_DEPTH else None
             for f in sub.findings if sub is not None else ():
                 if f.effect.destructive:
@@ -496,6 +557,31 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
         found = code_effect(body, where=where, cwd=a.cwd)
         if found is not None and found.effect.destructive:
             a.add(found.effect, found.evidence)
+
+
+def _moved(a: Analysis, segments) -> bool:
+    """Whether a ``cd``/``pushd``/``popd`` in the command may leave the analysis's cwd."""
+    from ctxgate.gate.effects.paths import resolve_path
+
+    here = os.path.realpath(a.cwd)
+    return any(s.program in ("cd", "pushd", "popd") and (
+        not s.args or resolve_path(s.args[0], a.cwd) != here) for s in segments)
+
+
+def _scan_tasks(a: Analysis, seg, segments) -> None:
+    """The package.json scripts and make recipes a task runner call runs (:mod:`.runners`):
+    what the shell rules find destructive in them counts; the run stays unknown. Not read when
+    a ``cd`` in the command may run the task elsewhere."""
+    from ctxgate.gate.effects.runners import iter_commands, task_commands
+
+    if a.depth >= MAX_DEPTH or _moved(a, segments):
+        return
+    for where, directory, command in iter_commands(
+            task_commands(seg.program, seg.args, a.cwd) or []):
+        sub = analyse(command, cwd=directory, depth=a.depth + 1)
+        for f in sub.findings:
+            if f.effect.destructive:
+                a.add(f.effect, f"{where}: {f.evidence}")
 
 
 def _planted_writes(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:

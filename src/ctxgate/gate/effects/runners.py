@@ -1,0 +1,369 @@
+"""What a task runner runs from the working tree: package.json scripts and make recipes.
+
+``npm test``, ``yarn build``, ``pnpm run lint`` and ``make clean`` name a task; the commands
+that run are in the project's own files, which an agent (or an instruction it read) can write
+in one call and run in the next. :func:`task_commands` finds them:
+
+- **npm, yarn, pnpm**: the script of ``package.json`` the call names (``npm run X``, ``npm
+  test``, ``yarn X``, ``pnpm X``) with its ``preX``/``postX``, and the install lifecycle
+  scripts (``preinstall`` … ``prepare``) for a bare ``npm install``/``npm ci``/``yarn``;
+  ``--prefix``/``--cwd``/``-C``/``--dir`` name the package directory;
+- **make**: the recipes of the named targets (else the default target) and of every
+  prerequisite that the makefile has a rule for, with make's own variables expanded (the
+  makefile's simple assignments, ``VAR=value`` on the command line, ``$(RM)``, ``$@``,
+  ``$<``, ``$^``); a ``$(shell …)`` anywhere in the makefile runs when make reads it. ``-C``
+  and ``-f`` are followed; ``-n``/``--dry-run`` runs nothing. Conditionals are not
+  evaluated: both branches are read (the cautious reading).
+
+Each command comes with a line saying where it is. The shell rules judge them; only what they
+find destructive counts, and the run stays unknown (a clean scan proves nothing). Files larger
+than :data:`MAX_BYTES` are not read. Pure file reads, deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+
+__all__ = ["MAX_BYTES", "TASK_RUNNERS", "task_commands"]
+
+MAX_BYTES = 256 * 1024
+"""A package.json or makefile larger than this (UTF-8 bytes on disk) is not read."""
+MAX_COMMANDS = 200
+"""At most this many commands are returned per call (a makefile's recipes can be many)."""
+TASK_RUNNERS = frozenset({"npm", "yarn", "pnpm", "make", "gmake"})
+
+_INSTALL_SCRIPTS = ("preinstall", "install", "postinstall", "prepublish", "preprepare",
+                    "prepare", "postprepare")
+_NPM_ALIASES = {"t": "test", "tst": "test", "test": "test", "start": "start", "stop": "stop",
+                "restart": "restart"}
+_NPM_RUN = frozenset({"run", "run-script", "rum", "urn"})
+_NPM_INSTALL = frozenset({"install", "i", "ci", "in", "ins", "inst", "insta", "instal",
+                          "isnt", "isnta", "isntal", "isntall", "add", "clean-install"})
+_YARN_BUILTINS = frozenset(
+    "add audit autoclean bin cache check config create dedupe dlx exec explain generate-lock-entry "
+    "global help import info init install licenses link list login logout node npm outdated owner "
+    "pack patch patch-commit plugin policies publish rebuild remove search set stage tag team "
+    "unlink unplug up upgrade upgrade-interactive version versions why workspace workspaces".split())
+_PNPM_BUILTINS = frozenset(
+    "add audit bin config create dedupe deploy dlx doctor env exec fetch help import init "
+    "install install-test i it link list ll ls outdated pack patch patch-commit prune publish "
+    "rebuild recursive remove rm root server setup store unlink update up why".split())
+
+
+def task_commands(program: str, args: tuple[str, ...], cwd: str
+                  ) -> list[tuple[str, str, str]] | None:
+    """``(where, directory, command)`` for each command the task runner call would run from
+    the project's files, or ``None`` when the call names no task (``npm view x``) or the files
+    cannot be read."""
+    try:
+        if program in ("make", "gmake"):
+            return _make(args, cwd)
+        return _package_scripts(program, args, cwd)
+    except (OSError, ValueError, RecursionError):
+        return None
+
+
+def _read(path: str) -> str | None:
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
+            return None
+        with open(path, "rb") as fh:
+            return fh.read(MAX_BYTES + 1).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+# -- npm, yarn, pnpm -------------------------------------------------------------------------
+
+_DIR_OPTIONS = {"npm": ("--prefix", "-C"), "yarn": ("--cwd",), "pnpm": ("-C", "--dir")}
+
+
+def _package_scripts(program: str, args: tuple[str, ...], cwd: str
+                     ) -> list[tuple[str, str, str]] | None:
+    directory, words = cwd, []
+    skip = False
+    for k, x in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if x == "--":
+            break  # what follows is passed to the script
+        name, eq, value = x.partition("=")
+        if name in _DIR_OPTIONS.get(program, ()):
+            if eq:
+                directory = os.path.join(cwd, os.path.expanduser(value))
+            elif k + 1 < len(args):
+                directory = os.path.join(cwd, os.path.expanduser(args[k + 1]))
+                skip = True
+            continue
+        if x.startswith("-"):
+            continue
+        words.append(x)
+    names = _script_names(program, words)
+    if not names:
+        return None
+    text = _read(os.path.join(directory, "package.json"))
+    if text is None:
+        return None
+    package = json.loads(text)
+    scripts = package.get("scripts") if isinstance(package, dict) else None
+    if not isinstance(scripts, dict):
+        return None
+    out = []
+    for name in names:
+        body = scripts.get(name)
+        if isinstance(body, str) and body.strip():
+            out.append((f"the package.json script `{name}` that `{program}` runs", directory,
+                        body))
+    return out
+
+
+def _script_names(program: str, words: list[str]) -> tuple[str, ...]:
+    """The package.json scripts a call runs, in order (``npm test`` → pretest, test,
+    posttest)."""
+    def with_hooks(name: str) -> tuple[str, ...]:
+        return (f"pre{name}", name, f"post{name}")
+
+    first = words[0] if words else None
+    if program == "npm":
+        if first in _NPM_RUN:
+            return with_hooks(words[1]) if len(words) > 1 else ()
+        if first in _NPM_ALIASES:
+            return _npm_lifecycle(_NPM_ALIASES[first])
+        if first in _NPM_INSTALL and len(words) == 1:
+            return _INSTALL_SCRIPTS
+        return ()
+    builtins = _YARN_BUILTINS if program == "yarn" else _PNPM_BUILTINS
+    if first is None:
+        return _INSTALL_SCRIPTS if program == "yarn" else ()
+    if first == "run":
+        return with_hooks(words[1]) if len(words) > 1 else ()
+    if first in ("install", "i") and len(words) == 1:
+        return _INSTALL_SCRIPTS
+    if first in ("test", "t", "start", "stop", "restart"):
+        return _npm_lifecycle(_NPM_ALIASES.get(first, first))
+    if first in builtins:
+        return ()
+    return with_hooks(first)
+
+
+def _npm_lifecycle(name: str) -> tuple[str, ...]:
+    """``test``, ``start``, ``stop`` with their pre/post scripts; ``restart`` runs its own
+    script or, without one, stop then start (both read: the cautious reading)."""
+    names = [name] + (["stop", "start"] if name == "restart" else [])
+    return tuple(x for n in names for x in (f"pre{n}", n, f"post{n}"))
+
+
+# -- make ------------------------------------------------------------------------------------
+
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+_MAKE_VALUE_OPTIONS = frozenset({"--directory", "--file",
+                                 "--makefile", "--include-dir", "--old-file", "--new-file",
+                                 "--what-if", "--assume-old", "--assume-new"})
+_MAKE_DRY = frozenset({"--dry-run", "--just-print", "--recon", "--question",
+                       "--print-data-base", "--version", "--help"})
+_BUILTIN_VARIABLES = {"RM": "rm -f", "MAKE": "make", "CC": "cc", "CXX": "g++", "CPP": "cc -E",
+                      "AR": "ar", "AS": "as", "LD": "ld", "SHELL": "/bin/sh", "MKDIR": "mkdir",
+                      "INSTALL": "install", "CP": "cp", "MV": "mv", "LN": "ln"}
+_ASSIGNMENT = re.compile(r"^(?:(?:export|override)\s+)?([A-Za-z_][\w.-]*)\s*([:+?!]*=)\s*(.*)$")
+_REFERENCE = re.compile(r"\$(?:\(([^()$]*)\)|\{([^{}$]*)\}|([@<^+*?%|]))")
+_SHELL_CALL = re.compile(r"\$[({]shell\s+")
+
+
+def _make(args: tuple[str, ...], cwd: str) -> list[tuple[str, str, str]] | None:
+    directory, makefile = cwd, None
+    overrides: dict[str, str] = {}
+    targets: list[str] = []
+    k = 0
+    while k < len(args):
+        x = args[k]
+        k += 1
+        if x.startswith("--"):
+            name, eq, value = x.partition("=")
+            if name in _MAKE_DRY:
+                return []  # prints or asks: runs no recipe
+            if name in _MAKE_VALUE_OPTIONS:
+                if not eq:
+                    if k >= len(args):
+                        return None
+                    value, k = args[k], k + 1
+                if name == "--directory":
+                    directory = os.path.join(directory, os.path.expanduser(value))
+                elif name in ("--file", "--makefile"):
+                    makefile = value
+            continue
+        if x.startswith("-") and len(x) > 1:
+            for i, c in enumerate(x[1:], start=1):
+                if c in "nqpvh":
+                    return []
+                if c in "jl":
+                    break  # an optional number follows
+                if c in "CfIoW":
+                    value = x[i + 1:]
+                    if not value:
+                        if k >= len(args):
+                            return None
+                        value, k = args[k], k + 1
+                    if c == "C":
+                        directory = os.path.join(directory, os.path.expanduser(value))
+                    elif c == "f":
+                        makefile = value
+                    break
+            continue
+        name, eq, value = x.partition("=")
+        if eq and re.fullmatch(r"[A-Za-z_][\w.-]*[:+?]?", name):
+            overrides[name.rstrip(":+?")] = value
+        else:
+            targets.append(x)
+    if makefile is None:
+        found = next((m for m in _MAKEFILES if os.path.isfile(os.path.join(directory, m))),
+                     None)
+        if found is None:
+            return None
+        makefile = found
+    path = os.path.join(directory, os.path.expanduser(makefile))
+    text = _read(path)
+    if text is None:
+        return None
+    return _MakefileReader(text, overrides, os.path.basename(path)).commands(targets, directory)
+
+
+class _MakefileReader:
+    """The rules and simple variables of one makefile (no includes, no evaluation of
+    conditionals: every branch is read)."""
+
+    def __init__(self, text: str, overrides: dict[str, str], name: str) -> None:
+        self.name = name
+        self.variables: dict[str, str] = dict(_BUILTIN_VARIABLES)
+        self.rules: dict[str, tuple[list[str], list[str]]] = {}
+        self.default: str | None = None
+        self.shell_calls: list[str] = []
+        lines = text.replace("\\\n", " ").split("\n")
+        current: list[str] = []
+        in_define = False
+        for line in lines:
+            if in_define:
+                in_define = not line.strip().startswith("endef")
+                continue
+            if line.startswith("\t"):
+                for target in current:
+                    self.rules[target][1].append(line[1:])
+                continue
+            stripped = line.split("#", 1)[0].rstrip()
+            if not stripped.strip():
+                continue
+            for m in _SHELL_CALL.finditer(stripped):
+                self.shell_calls.append(_balanced(stripped, m.end()))
+            word = stripped.split(None, 1)[0]
+            if word in ("define",):
+                in_define = True
+                current = []
+                continue
+            if word in ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "include",
+                        "-include", "sinclude", "vpath", "export", "unexport", "undefine"):
+                if not _ASSIGNMENT.match(stripped):
+                    continue
+            assignment = _ASSIGNMENT.match(stripped.strip())
+            if assignment and ":" not in stripped.split("=", 1)[0].rstrip(":+?!"):
+                var, op, value = assignment.groups()
+                if op == "+=":
+                    self.variables[var] = f"{self.variables.get(var, '')} {value}".strip()
+                elif op != "?=" or var not in self.variables:
+                    self.variables[var] = value
+                continue
+            head, sep, rest = stripped.partition(":")
+            if not sep or "=" in head:
+                current = []
+                continue
+            rest = rest.lstrip(":")
+            prereqs, _, inline = rest.partition(";")
+            names = [t for t in self._expand(head).split() if t]
+            deps = [d for d in self._expand(prereqs).replace("|", " ").split() if d]
+            current = []
+            for target in names:
+                if "%" in target:
+                    continue  # pattern rules are not followed
+                rule = self.rules.setdefault(target, ([], []))
+                rule[0].extend(deps)
+                if inline.strip():
+                    rule[1].append(inline.strip())
+                current.append(target)
+                if self.default is None and not target.startswith("."):
+                    self.default = target
+        self.variables.update(overrides)
+
+    def commands(self, targets: list[str], directory: str) -> list[tuple[str, str, str]]:
+        out = [(f"`$(shell …)` in {self.name}, run when make reads it", directory,
+                self._expand(call)) for call in self.shell_calls]
+        seen: set[str] = set()
+
+        def visit(target: str, depth: int) -> None:
+            """Prerequisites first, then the target's own recipe (make's order)."""
+            if target in seen or target not in self.rules or depth > 50 or \
+                    len(out) >= MAX_COMMANDS:
+                return
+            seen.add(target)
+            deps, recipe = self.rules[target]
+            for dep in deps:
+                visit(dep, depth + 1)
+            for line in recipe:
+                command = self._expand(line, target, deps).lstrip("@-+ \t")
+                if command.strip():
+                    out.append((f"the recipe of `{target}` in {self.name}", directory, command))
+
+        for target in targets or ([self.default] if self.default else []):
+            visit(target, 0)
+        return out[:MAX_COMMANDS]
+
+    def _expand(self, text: str, target: str = "", deps: list[str] | tuple[str, ...] = (),
+                depth: int = 0) -> str:
+        if "$" not in text:
+            return text
+        text = text.replace("$$", "\0")
+
+        def one(m: re.Match[str]) -> str:
+            name = m.group(1) if m.group(1) is not None else m.group(2) \
+                if m.group(2) is not None else m.group(3)
+            automatic = {"@": target, "<": deps[0] if deps else "", "^": " ".join(deps),
+                         "+": " ".join(deps), "?": " ".join(deps), "*": "", "%": "", "|": ""}
+            if name in automatic:
+                return automatic[name]
+            if name.startswith("shell "):
+                return "$UNKNOWN_MAKE_VALUE"
+            if " " in name or "," in name:  # a function (wildcard, patsubst, foreach, …)
+                return "$UNKNOWN_MAKE_VALUE"
+            if name in self.variables and depth < 10:
+                return self._expand(self.variables[name], target, deps, depth + 1)
+            return "${" + re.sub(r"\W", "_", name) + "}"  # unknown here: a shell variable
+
+        for _ in range(10):
+            new = _REFERENCE.sub(one, text)
+            if new == text:
+                break
+            text = new
+        return text.replace("\0", "$")
+
+
+def _balanced(text: str, start: int) -> str:
+    """The text from ``start`` to the parenthesis that closes a ``$(shell`` call."""
+    depth = 1
+    for i in range(start, len(text)):
+        if text[i] in "({":
+            depth += 1
+        elif text[i] in ")}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i]
+    return text[start:]
+
+
+def iter_commands(commands: list[tuple[str, str, str]]) -> Iterator[tuple[str, str, str]]:
+    """The commands in order, each at most once."""
+    seen: set[tuple[str, str]] = set()
+    for where, directory, command in commands:
+        if (directory, command) not in seen:
+            seen.add((directory, command))
+            yield where, directory, command
