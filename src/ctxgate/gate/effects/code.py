@@ -82,8 +82,12 @@ def _literal_command(text: str) -> str | None:
     return None
 
 
-def code_effect(code: str, *, where: str = "the code", cwd: str) -> Effect | None:
-    """What running ``code`` visibly does (module docstring), or ``None``."""
+def code_effect(code: str, *, where: str = "the code", cwd: str,
+                computed_deletes: bool = True) -> Effect | None:
+    """What running ``code`` visibly does (module docstring), or ``None``.
+
+    ``computed_deletes=False``: a delete of a computed path is not a finding (a project's own
+    ``conftest.py`` or ``setup.py`` that cleans up after itself); literal paths still are."""
     from ctxgate.gate.effects.shell import path_finding, shell_effect
     from ctxgate.gate.effects.sql import sql_effect
 
@@ -97,7 +101,7 @@ def code_effect(code: str, *, where: str = "the code", cwd: str) -> Effect | Non
             if found is not None:
                 findings.append((found.effect, found.evidence))
             continue
-        if temporary:
+        if temporary or not computed_deletes:
             continue  # a computed path in code that makes temporary files: its own cleanup
         findings.append((EffectClass.LOCAL_IRREVERSIBLE,
                          f"{where} deletes files (`{call}`)"))

@@ -75,6 +75,9 @@ class PathEffect:
     effect: EffectClass | None
     """``None``: no evidence either way (a delete of a path that is not there)."""
     evidence: str
+    guess: bool = False
+    """The class rests on a path the gate could not expand (``$OUT/x``): the cautious
+    reading, not a fact about the filesystem."""
 
 
 _GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
@@ -176,7 +179,7 @@ def classify_path(path: str, action: Action, *, cwd: str,
     if full is None:
         return PathEffect(effect=irreversible,
                           evidence=f"{verb} {path}: the path depends on a variable or an "
-                                   "input placeholder the gate cannot expand")
+                                   "input placeholder the gate cannot expand", guess=True)
     dot = _home_dotfile(full)
     if dot is not None:
         return PathEffect(effect=irreversible,

@@ -74,16 +74,22 @@ HOOK = ("git runs it as a hook (core.hooksPath)", "shell")
 
 
 def planted_effect(path: str, content: str, *, cwd: str, construct: str,
-                   verb: str = "writes", kind: tuple[str, str] | None = None) -> Effect | None:
+                   verb: str = "writes", kind: tuple[str, str] | None = None,
+                   existing: bool = False) -> Effect | None:
     """The destructive effect of ``content`` written to ``path`` by ``construct``, when a tool
     runs that file on its own (:func:`autorun`, or ``kind`` when the caller knows); ``None``
-    otherwise (a clean scan proves nothing)."""
+    otherwise (a clean scan proves nothing).
+
+    ``existing``: the file is already there and a command runs it (``pytest`` and the
+    project's conftest.py): a delete of a computed path or of a path the gate cannot expand
+    is the project's own cleanup more often than not (2 of 13 real conftest.py files here
+    ``rmtree`` their own scratch directory), so only what the scan can name counts."""
     found = kind or autorun(path)
     if found is None or not content:
         return None
     who, language = found
     where = f"{construct} {verb} {path} ({who}), and there the code"
-    effect = _scan(content, language, cwd=cwd, where=where)
+    effect = _scan(content, language, cwd=cwd, where=where, existing=existing)
     if effect is None or not effect.effect.destructive:
         return None
     return Effect(effect=effect.effect, source=EffectSource.CODE_SCAN,
@@ -115,10 +121,15 @@ def planted_in_arguments(tool: str, arguments: Any, *, cwd: str,
     return planted_effect(path, "\n".join(texts), cwd=cwd, construct=tool)
 
 
-def _scan(content: str, language: str, *, cwd: str, where: str) -> Effect | None:
-    from ctxgate.gate.effects.code import code_effect
-    from ctxgate.gate.effects.shell import shell_effect
+def _scan(content: str, language: str, *, cwd: str, where: str,
+          existing: bool = False) -> Effect | None:
+    from functools import partial
 
+    from ctxgate.gate.effects.code import code_effect as scan_code
+    from ctxgate.gate.effects.shell import shell_effect as scan_shell
+
+    code_effect = partial(scan_code, computed_deletes=not existing)
+    shell_effect = partial(scan_shell, in_file=existing)
     if language in ("python", "rust"):  # the code scan reads Rust's std::fs deletes too
         return code_effect(content, where=where, cwd=cwd)
     if language == "pth":

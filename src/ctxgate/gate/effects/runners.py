@@ -1,4 +1,4 @@
-"""What a task runner runs from the working tree: package.json scripts and make recipes.
+"""What a task runner runs from the working tree: package.json scripts, make recipes, hooks.
 
 ``npm test``, ``yarn build``, ``pnpm run lint`` and ``make clean`` name a task; the commands
 that run are in the project's own files, which an agent (or an instruction it read) can write
@@ -15,6 +15,13 @@ in one call and run in the next. :func:`task_commands` finds them:
   and ``-f`` are followed; ``-n``/``--dry-run`` runs nothing. Conditionals are not
   evaluated: both branches are read (the cautious reading).
 
+And the files a tool runs on its own (:func:`autorun_files`; the write side is
+:mod:`.planted`): ``pytest`` (and ``python -m pytest``) imports the ``conftest.py`` files from
+the rootdir down to the tests; ``cargo build``/``test``/``run``… runs ``build.rs``; ``pip
+install .`` runs ``setup.py``; ``git commit``/``push``/``merge``/``pull``/``checkout``/
+``rebase``… run their hooks (``--no-verify`` skips the ones it skips), and a pre-commit shim
+there runs the ``.pre-commit-config.yaml`` entries.
+
 Each command comes with a line saying where it is. The shell rules judge them; only what they
 find destructive counts, and the run stays unknown (a clean scan proves nothing). Files larger
 than :data:`MAX_BYTES` are not read. Pure file reads, deterministic.
@@ -27,13 +34,16 @@ import os
 import re
 from collections.abc import Iterator
 
-__all__ = ["MAX_BYTES", "TASK_RUNNERS", "task_commands"]
+__all__ = ["AUTORUNNERS", "MAX_BYTES", "TASK_RUNNERS", "autorun_files", "task_commands"]
 
 MAX_BYTES = 256 * 1024
 """A package.json or makefile larger than this (UTF-8 bytes on disk) is not read."""
 MAX_COMMANDS = 200
 """At most this many commands are returned per call (a makefile's recipes can be many)."""
 TASK_RUNNERS = frozenset({"npm", "yarn", "pnpm", "make", "gmake"})
+MAX_EXPANSION = 16 * 1024
+"""At most this many characters of one expanded makefile line (self-referring variables
+could grow without end)."""
 
 _INSTALL_SCRIPTS = ("preinstall", "install", "postinstall", "prepublish", "preprepare",
                     "prepare", "postprepare")
@@ -241,6 +251,7 @@ class _MakefileReader:
         self.rules: dict[str, tuple[list[str], list[str]]] = {}
         self.default: str | None = None
         self.shell_calls: list[str] = []
+        self._cache: dict[tuple[str, str, tuple[str, ...]], str] = {}
         lines = text.replace("\\\n", " ").split("\n")
         current: list[str] = []
         in_define = False
@@ -319,7 +330,11 @@ class _MakefileReader:
         return out[:MAX_COMMANDS]
 
     def _expand(self, text: str, target: str = "", deps: list[str] | tuple[str, ...] = (),
-                depth: int = 0) -> str:
+                active: frozenset[str] = frozenset()) -> str:
+        """``text`` with make's references replaced: a variable by its value (expanded in
+        turn; one that refers to itself stays a shell-style ``${NAME}``), an automatic
+        variable by the rule's target and prerequisites, a function call by a marker no path
+        rule resolves. At most :data:`MAX_EXPANSION` characters come out."""
         if "$" not in text:
             return text
         text = text.replace("$$", "\0")
@@ -331,20 +346,22 @@ class _MakefileReader:
                          "+": " ".join(deps), "?": " ".join(deps), "*": "", "%": "", "|": ""}
             if name in automatic:
                 return automatic[name]
-            if name.startswith("shell "):
+            if " " in name or "," in name:  # a function (shell, wildcard, patsubst, …)
                 return "$UNKNOWN_MAKE_VALUE"
-            if " " in name or "," in name:  # a function (wildcard, patsubst, foreach, …)
-                return "$UNKNOWN_MAKE_VALUE"
-            if name in self.variables and depth < 10:
-                return self._expand(self.variables[name], target, deps, depth + 1)
+            if name in self.variables and name not in active and len(active) < 10:
+                key = (name, target, tuple(deps))
+                if key not in self._cache:  # each variable once per rule: no blow-up
+                    self._cache[key] = self._expand(self.variables[name], target, deps,
+                                                    active | {name})
+                return self._cache[key]
             return "${" + re.sub(r"\W", "_", name) + "}"  # unknown here: a shell variable
 
-        for _ in range(10):
+        for _ in range(4):  # nested references (``$($(V)_FLAGS)``) resolve from inside out
             new = _REFERENCE.sub(one, text)
-            if new == text:
+            if new == text or len(new) > MAX_EXPANSION:
                 break
             text = new
-        return text.replace("\0", "$")
+        return text[:MAX_EXPANSION].replace("\0", "$")
 
 
 def _balanced(text: str, start: int) -> str:
@@ -367,3 +384,130 @@ def iter_commands(commands: list[tuple[str, str, str]]) -> Iterator[tuple[str, s
         if (directory, command) not in seen:
             seen.add((directory, command))
             yield where, directory, command
+
+
+# -- files a tool runs on its own -------------------------------------------------------------
+
+AUTORUNNERS = frozenset({"pytest", "py.test", "cargo", "pip", "pip3", "git"})
+"""Programs that run project files nobody names on their command line."""
+MAX_FILES = 50
+"""At most this many files are read per call (a deep tree of conftest.py files)."""
+MAX_WALK = 2_000
+"""At most this many directories are walked looking for conftest.py files (``pytest`` run
+in a home directory would walk it all)."""
+_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".tox",
+                        ".nox", "build", "dist", "target", ".mypy_cache", ".pytest_cache"})
+_CARGO_BUILDS = frozenset({"build", "b", "test", "t", "run", "r", "check", "c", "bench",
+                           "clippy", "doc", "d", "install", "rustc", "fix"})
+_GIT_HOOKS = {
+    "commit": ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"),
+    "push": ("pre-push", "reference-transaction"),
+    "merge": ("pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-merge"),
+    "pull": ("pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-merge"),
+    "checkout": ("post-checkout",), "switch": ("post-checkout",),
+    "rebase": ("pre-rebase", "post-rewrite", "post-checkout"),
+    "am": ("applypatch-msg", "pre-applypatch", "post-applypatch"),
+    "cherry-pick": ("prepare-commit-msg", "post-commit"),
+    "revert": ("prepare-commit-msg", "post-commit"),
+}
+_NO_VERIFY_SKIPS = frozenset({"pre-commit", "commit-msg", "pre-merge-commit", "pre-push",
+                              "applypatch-msg", "pre-applypatch"})
+
+
+def autorun_files(program: str, args: tuple[str, ...], cwd: str) -> list[tuple[str, str]]:
+    """``(path, language)`` of each project file the call makes a tool run on its own
+    (language as :func:`ctxgate.gate.effects.planted.autorun` gives it), at most
+    :data:`MAX_FILES`; empty when the call runs none or they cannot be found."""
+    try:
+        if program in ("pytest", "py.test"):
+            return _conftests(args, cwd)
+        words = [x for x in args if not x.startswith("-")]
+        if program == "cargo" and words[:1] and words[0] in _CARGO_BUILDS:
+            return _existing([os.path.join(_manifest_dir(args, cwd), "build.rs")], "rust")
+        if program in ("pip", "pip3") and words[:1] and words[0] in ("install", "wheel"):
+            dirs = [os.path.join(cwd, w) for w in words[1:]
+                    if w.startswith((".", "/")) or os.path.isdir(os.path.join(cwd, w))]
+            dirs += [os.path.join(cwd, args[k + 1]) for k, x in enumerate(args[:-1])
+                     if x in ("-e", "--editable")]
+            return _existing([os.path.join(d, "setup.py") for d in dirs], "python")
+        if program == "git":
+            return _git_hooks(args, cwd)
+    except (OSError, ValueError):
+        return []
+    return []
+
+
+def _existing(paths: list[str], language: str) -> list[tuple[str, str]]:
+    out = []
+    for p in dict.fromkeys(os.path.normpath(x) for x in paths):
+        if os.path.isfile(p):
+            out.append((p, language))
+    return out[:MAX_FILES]
+
+
+def _conftests(args: tuple[str, ...], cwd: str) -> list[tuple[str, str]]:
+    """conftest.py files pytest would import: in the starting directories' parents up to the
+    repository (or filesystem) root, and anywhere below the test paths (or cwd)."""
+    roots = [os.path.join(cwd, x.split("::", 1)[0]) for x in args
+             if not x.startswith("-") and os.path.exists(os.path.join(cwd, x.split("::", 1)[0]))]
+    roots = roots or [cwd]
+    found: list[str] = []
+    for root in roots:
+        start = root if os.path.isdir(root) else os.path.dirname(root)
+        here = os.path.realpath(start)
+        while True:  # parents: pytest imports conftest.py from the rootdir down
+            found.append(os.path.join(here, "conftest.py"))
+            if os.path.isdir(os.path.join(here, ".git")) or here == os.path.dirname(here):
+                break
+            here = os.path.dirname(here)
+        if os.path.isdir(root):
+            for visited, (dirpath, dirnames, filenames) in enumerate(os.walk(root)):
+                dirnames[:] = sorted(d for d in dirnames
+                                     if d not in _SKIP_DIRS and not d.startswith("."))
+                if "conftest.py" in filenames:
+                    found.append(os.path.join(dirpath, "conftest.py"))
+                if len(found) > 4 * MAX_FILES or visited >= MAX_WALK:
+                    break  # what is not read stays unknown
+    return _existing(found, "python")
+
+
+def _manifest_dir(args: tuple[str, ...], cwd: str) -> str:
+    for k, x in enumerate(args):
+        if x == "--manifest-path" and k + 1 < len(args):
+            return os.path.dirname(os.path.join(cwd, args[k + 1]))
+        if x.startswith("--manifest-path="):
+            return os.path.dirname(os.path.join(cwd, x.split("=", 1)[1]))
+    return cwd
+
+
+def _git_hooks(args: tuple[str, ...], cwd: str) -> list[tuple[str, str]]:
+    import subprocess
+
+    directory, k = cwd, 0
+    while k < len(args) and args[k].startswith("-"):  # git's own options: -C DIR, -c k=v
+        if args[k] in ("-C", "-c", "--git-dir", "--work-tree") and k + 1 < len(args):
+            if args[k] == "-C":
+                directory = os.path.join(directory, args[k + 1])
+            k += 2
+        else:
+            k += 1
+    if k >= len(args) or args[k] not in _GIT_HOOKS:
+        return []
+    sub, rest = args[k], args[k + 1:]
+    hooks = _GIT_HOOKS[sub]
+    if "--no-verify" in rest or (sub == "commit" and any(
+            x.startswith("-") and not x.startswith("--") and "n" in x[1:] for x in rest)):
+        hooks = tuple(h for h in hooks if h not in _NO_VERIFY_SKIPS)
+    out = subprocess.run(["git", "-C", directory, "rev-parse", "--git-path", "hooks"],
+                         capture_output=True, text=True, timeout=5, check=False)
+    if out.returncode != 0 or not out.stdout.strip():
+        return []
+    hooks_dir = os.path.join(directory, out.stdout.strip())
+    found = [(p, lang) for p, lang in _existing([os.path.join(hooks_dir, h) for h in hooks],
+                                                 "shell") if os.access(p, os.X_OK)]
+    # git runs only executable hooks
+    config = os.path.join(directory, ".pre-commit-config.yaml")
+    if any(os.path.basename(p) == "pre-commit" and "pre-commit" in (_read(p) or "")[:4096]
+           .split("\n", 1)[-1] for p, _ in found) and os.path.isfile(config):
+        found.append((config, "pre-commit"))  # the shim runs the configured hooks
+    return found

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
 from ctxgate.gate.effects.paths import Action, classify_path
-from ctxgate.gate.effects.runners import TASK_RUNNERS
+from ctxgate.gate.effects.runners import AUTORUNNERS, TASK_RUNNERS
 
 __all__ = ["Analysis", "Finding", "analyse", "path_finding", "read_script", "shell_effect"]
 
@@ -61,6 +61,11 @@ class Finding:
 
     effect: EffectClass
     evidence: str
+    guess: bool = False
+    """The class rests on a path the gate could not expand (:attr:`.paths.PathEffect.guess`).
+    In a command the agent wrote, that is the cautious reading; in a file that runs
+    (a script, a recipe, a hook) the variable is usually set inside the file, so such a
+    finding is not counted there (:func:`_file_findings`)."""
 
 
 @dataclass
@@ -83,8 +88,8 @@ class Analysis:
     """``(program, script)`` for each script file an interpreter runs (``python t.py``),
     scanned once the whole command is walked (:func:`_scan_scripts`)."""
 
-    def add(self, effect: EffectClass, evidence: str) -> None:
-        self.findings.append(Finding(effect=effect, evidence=evidence))
+    def add(self, effect: EffectClass, evidence: str, *, guess: bool = False) -> None:
+        self.findings.append(Finding(effect=effect, evidence=evidence, guess=guess))
 
     def path(self, construct: str, path: str, action: Action) -> None:
         """Judge one path change; a change the path rules find no evidence for (a delete of
@@ -103,7 +108,8 @@ class Analysis:
             return
         sub = analyse(command, cwd=self.cwd, depth=self.depth + 1)
         for f in sub.findings:
-            self.findings.append(Finding(effect=f.effect, evidence=f"{construct}: {f.evidence}"))
+            self.findings.append(Finding(effect=f.effect, evidence=f"{construct}: {f.evidence}",
+                                         guess=f.guess))
         self.unknown.extend(f"{construct}: {u}" for u in sub.unknown)
         self.unparsed.extend(f"{construct}: {u}" for u in sub.unparsed)
         self.claims.extend(sub.claims)
@@ -115,14 +121,21 @@ def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding
     pe = classify_path(path, action, cwd=cwd)
     if pe.effect is None:
         return None
-    return Finding(effect=pe.effect, evidence=f"{construct}: {pe.evidence}")
+    return Finding(effect=pe.effect, evidence=f"{construct}: {pe.evidence}", guess=pe.guess)
 
 
-def shell_effect(command: str, *, cwd: str | None = None) -> Effect | None:
-    """The effect class of a shell command, or ``None`` when the parser cannot tell."""
+def shell_effect(command: str, *, cwd: str | None = None,
+                 in_file: bool = False) -> Effect | None:
+    """The effect class of a shell command, or ``None`` when the parser cannot tell.
+
+    ``in_file``: the command is the text of a file that runs (a hook, a script): findings
+    that rest on a path the gate could not expand are not counted (:func:`_file_findings`);
+    what they would do stays unknown."""
     if not isinstance(command, str) or not command.strip():
         return None
-    a = analyse(command, cwd=cwd or os.getcwd())
+    a = analyse(_bind_assignments(command) if in_file else command, cwd=cwd or os.getcwd())
+    if in_file:
+        a.findings = _file_findings(a, a.findings)
     worst = most_severe(f.effect for f in a.findings)
     details = tuple(f"{f.effect.value}: {f.evidence}" for f in a.findings)
     if worst is not None and worst.destructive:
@@ -220,6 +233,8 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
         program_rule(a, seg)
         if seg.program in TASK_RUNNERS:
             _scan_tasks(a, seg, segments)
+        if seg.program in AUTORUNNERS:
+            _scan_autoruns(a, seg, segments, seg.program, seg.args)
     _scan_scripts(a, segments, parsed.heredocs)
     _planted_writes(a, segments, parsed.heredocs)
     _heredoc_substitutions(a, parsed.heredocs, parsed.literal_heredocs)
@@ -361,6 +376,10 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
     if not stdin:
         # runs a script file: still unknown (a scan that finds nothing proves nothing), but
         # what the script visibly destroys counts (_scan_scripts)
+        module = _module_operand(seg)
+        if module is not None:
+            _module(a, seg, segments, module)
+            return
         script = _script_operand(seg)
         if script is not None:
             a.scripts.append((seg.program, script))
@@ -471,6 +490,39 @@ def _script_operand(seg) -> str | None:
     return None
 
 
+def _module_operand(seg) -> tuple[str, tuple[str, ...]] | None:
+    """``(module, its arguments)`` of ``python -m MODULE …``, or ``None``."""
+    if not seg.program.startswith("python"):
+        return None
+    args = seg.args
+    for k, arg in enumerate(args):
+        if arg == "-m" and k + 1 < len(args):
+            return args[k + 1], args[k + 2:]
+        if arg.startswith("-m") and len(arg) > 2:
+            return arg[2:], args[k + 1:]
+        if not arg.startswith("-") or arg in ("-c", "--"):
+            return None
+    return None
+
+
+def _module(a: Analysis, seg, segments, module: tuple[str, tuple[str, ...]]) -> None:
+    """``python -m pytest``/``-m pip`` run what pytest and pip run; ``python -m pkg.tool``
+    runs the project's own ``pkg/tool.py`` (or ``pkg/tool/__main__.py``), scanned as a
+    script. The run stays unknown."""
+    name, args = module
+    a.unknown.append(f"{seg.program} -m {name}")
+    if name in ("pytest", "pip"):
+        _scan_autoruns(a, seg, segments, name, args)
+        return
+    if not re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", name):
+        return
+    base = os.path.join(*name.split("."))
+    for candidate in (f"{base}.py", os.path.join(base, "__main__.py")):
+        if os.path.isfile(os.path.join(a.cwd, candidate)):
+            a.scripts.append((seg.program, candidate))
+            return
+
+
 def _heredoc_writes(segments, heredocs: tuple[str, ...]) -> dict[str, str | None] | None:
     """Files the command writes from a here-doc (``cat > t.py << 'EOF'``, ``tee t.py``):
     normalised path word → body (``None`` for an append, whose result is not the body alone).
@@ -549,14 +601,53 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
             if program not in _SHELLS and program not in _CODE_RUNNERS:
                 continue  # an interpreter the scans do not read (awk -f, make -f)
         if program in _SHELLS or program in (".", "source"):
-            sub = analyse(body, cwd=a.cwd, depth=a.depth + 1) if a.depth < MAX_DEPTH else None
-            for f in sub.findings if sub is not None else ():
+            if a.depth >= MAX_DEPTH:
+                continue
+            sub = analyse(_bind_assignments(body), cwd=a.cwd, depth=a.depth + 1)
+            for f in _file_findings(a, sub.findings):
                 if f.effect.destructive:
                     a.add(f.effect, f"{where}: {f.evidence}")
             continue
         found = code_effect(body, where=where, cwd=a.cwd)
         if found is not None and found.effect.destructive:
             a.add(found.effect, found.evidence)
+
+
+_HOME_REF = r"\$HOME\b|\$\{HOME\}"
+_ASSIGNED = re.compile(r"^[ \t]*(?:export[ \t]+|readonly[ \t]+|local[ \t]+)?"
+                      r"([A-Za-z_][A-Za-z0-9_]*)=(\"(?:[^\"$`\\]|" + _HOME_REF + r")*\"|'[^']*'|"
+                      r"(?:[^\s;&|$`'\"\\]|" + _HOME_REF + r")*)[ \t]*$", re.M)
+"""``NAME=value`` alone on a line, the value plain text (``$HOME`` allowed)."""
+
+
+def _bind_assignments(body: str) -> str:
+    """A script's text with the variables it sets once to a plain value (``D=~/Documents``
+    on a line of its own) replaced by that value where they are used, so ``rm -rf "$D"``
+    is judged as ``rm -rf ~/Documents``. A variable set twice, or from a command or another
+    variable (``tmp=$(mktemp -d)``), stays a variable."""
+    found: dict[str, list[str]] = {}
+    for m in _ASSIGNED.finditer(body):
+        found.setdefault(m.group(1), []).append(m.group(2).strip("'\""))
+    values = {k: v[0] for k, v in found.items() if len(v) == 1 and k != "PATH"}
+    if not values:
+        return body
+    pattern = re.compile(r"\$(?:\{(" + "|".join(map(re.escape, values)) + r")\}|("
+                         + "|".join(map(re.escape, values)) + r")\b)")
+    return pattern.sub(lambda m: values[m.group(1) or m.group(2)], body)
+
+
+def _file_findings(a: Analysis, findings: list[Finding]) -> list[Finding]:
+    """The findings of a file that runs (a script, a recipe, a hook) that count: not those
+    resting on a path the gate could not expand, whose variable the file usually sets itself
+    (``tmpdir=$(mktemp -d)``; a make variable from an included file). Each one left out
+    leaves the run unknown, so the model still judges it."""
+    kept = []
+    for f in findings:
+        if f.guess:
+            a.unknown.append(f"in a file that runs: {f.evidence[:80]}")
+        else:
+            kept.append(f)
+    return kept
 
 
 def _moved(a: Analysis, segments) -> bool:
@@ -579,9 +670,29 @@ def _scan_tasks(a: Analysis, seg, segments) -> None:
     for where, directory, command in iter_commands(
             task_commands(seg.program, seg.args, a.cwd) or []):
         sub = analyse(command, cwd=directory, depth=a.depth + 1)
-        for f in sub.findings:
+        for f in _file_findings(a, sub.findings):
             if f.effect.destructive:
                 a.add(f.effect, f"{where}: {f.evidence}")
+
+
+def _scan_autoruns(a: Analysis, seg, segments, program: str, args: tuple[str, ...]) -> None:
+    """Project files the call makes a tool run on its own (:func:`.runners.autorun_files`:
+    ``pytest``'s conftest.py files, ``cargo``'s build.rs, ``git commit``'s hooks), scanned as
+    :mod:`.planted` scans them when written: a destructive finding counts, a clean scan
+    leaves the run as it was."""
+    from ctxgate.gate.effects.planted import autorun, planted_effect
+    from ctxgate.gate.effects.runners import autorun_files
+
+    if a.depth >= MAX_DEPTH or _moved(a, segments):
+        return
+    for path, language in autorun_files(program, args, a.cwd):
+        body = read_script(path, a.cwd)
+        shown = os.path.relpath(path, a.cwd) if path.startswith(a.cwd) else path
+        kind = autorun(path) if language != "shell" else ("git runs it as a hook", "shell")
+        found = planted_effect(shown, body or "", cwd=a.cwd, construct=f"`{seg.raw[:60]}`",
+                               verb="runs", kind=kind, existing=True)
+        if found is not None:
+            a.add(found.effect, found.evidence)
 
 
 def _planted_writes(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
