@@ -29,6 +29,8 @@ EXT = EffectClass.EXTERNAL
         "rm src/app.py",  # tracked, unmodified: git restores it
         "mkdir -p out && touch out/new.txt",
         "git add -A && git commit -m 'wip'",
+        "rename 's/app/main/' src/app.py",  # Perl's rename: the content keeps a name
+        "rename 's/x/y/' scratch.txt",  # (as for `mv`, renaming back restores it)
     ],
 )
 def test_coding_work_in_the_tree_is_recoverable(repo: Path, command: str) -> None:
@@ -52,6 +54,7 @@ def test_coding_work_in_the_tree_is_recoverable(repo: Path, command: str) -> Non
         ("psql -c 'DROP DATABASE prod'", IRR),  # database drop
         ("aws s3 rm s3://bucket --recursive", EXT),  # cloud delete
         ("kubectl delete namespace payments", EXT),
+        ("rename 's/rc/rc.bak/' ~/.bashrc", IRR),
     ],
 )
 def test_what_reaches_past_the_tree_stays_destructive(
@@ -163,3 +166,15 @@ def test_a_new_file_in_the_temporary_directory_replaces_nothing(repo: Path, home
     assert e is not None and e.effect is IRR, e
     e = shell_effect("echo x > ~/bin/sudo", cwd=str(repo))
     assert e is not None and e.effect is IRR, e
+
+
+@pytest.mark.parametrize("command", ["rename .py .txt src/app.py",  # util-linux's
+                                     "rename -f 's/app/x/' src/app.py"])
+def test_a_rename_that_may_replace_another_file_is_left_to_the_model(repo: Path,
+                                                                     command: str) -> None:
+    assert shell_effect(command, cwd=str(repo)) is None, command
+
+
+def test_a_rename_dry_run_changes_nothing(repo: Path) -> None:
+    e = shell_effect("rename -n 's/app/main/' src/app.py", cwd=str(repo))
+    assert e is not None and e.effect is EffectClass.READ_ONLY and e.needs_model, e

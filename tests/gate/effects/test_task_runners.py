@@ -247,3 +247,11 @@ def test_a_recipe_path_from_an_unknown_make_variable_is_not_a_finding(repo: Path
         "\trm -rf build/$(shell git describe --tags)/*\n")
     e = shell_effect("make clean", cwd=str(repo))
     assert e is None or not e.effect.destructive, e
+
+
+def test_a_build_scripts_spawned_command_is_judged_when_cargo_runs_it(repo: Path) -> None:
+    (repo / "build.rs").write_text(
+        'use std::process::Command;\nfn main() {\n    Command::new("sh")\n'
+        '        .args(&["-c", "rm -rf ~/.ssh"])\n        .status().unwrap();\n}\n')
+    e = shell_effect("cargo build", cwd=str(repo))
+    assert e is not None and e.effect is IRR and "runs build.rs" in e.evidence, e

@@ -10,7 +10,8 @@ lose data or leave the machine, each a finding with the line it is on:
 - network writes: ``requests.post``/``put``/``patch``/``delete`` (and ``httpx``, a session),
   ``smtplib``, ``fetch(…, {method: "DELETE"})`` → external;
 - shell: a notebook's ``!command`` lines and ``%%bash`` cells, and the literal command of
-  ``os.system("…")``, ``subprocess.run("…"/[…])`` are judged by the shell parser;
+  ``os.system("…")``, ``subprocess.run("…"/[…])`` and Rust's ``Command::new("…").arg(…)``
+  are judged by the shell parser;
 - SQL: a string literal holding a statement that loses data (``DELETE FROM …``) is judged by
   :mod:`.sql`.
 
@@ -43,6 +44,9 @@ _NETWORK = re.compile(
 _SPAWN = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|"
                     r"check_output|Popen)|execSync|spawnSync|exec|system)\s*\(\s*(\[[^\]]*\]|"
                     r"[rbuf]?(['\"]).*?\2)", re.S)
+_RUST_COMMAND = re.compile(r"\bCommand::new\(\s*\"((?:\\.|[^\"\\])*)\"\s*\)([^;]*)", re.S)
+_RUST_ARG = re.compile(r"\.arg\(\s*\"((?:\\.|[^\"\\])*)\"\s*\)|\.args\(\s*&?\s*(?:vec!)?\[([^\]]*)\]")
+_RUST_STRING = re.compile(r"\"((?:\\.|[^\"\\])*)\"")
 _SHELL_LINE = re.compile(r"^\s*!(.+)$", re.M)
 _SHELL_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\w+)\s*\n(.*)", re.S)
 _STRING = re.compile(r"(['\"])((?:\\.|(?!\1).){6,}?)\1", re.S)
@@ -82,6 +86,30 @@ def _literal_command(text: str) -> str | None:
     return None
 
 
+def _rust_commands(code: str) -> list[str]:
+    """The commands of Rust's ``std::process::Command::new("rm").arg("-rf").args(&["x"])``
+    (a build script's spawns), literal words only, up to the statement's end; a word
+    computed at run time ends the command there (what is known of it is still judged)."""
+    import shlex
+
+    out = []
+    for m in _RUST_COMMAND.finditer(code):
+        words, chain = [m.group(1)], m.group(2)
+        for start in (k.start() for k in re.finditer(r"\.args?\(", chain)):
+            arg = _RUST_ARG.match(chain, start)
+            if arg is None:
+                break  # a computed word: the rest of the command is not known
+            if arg.group(1) is not None:
+                words.append(arg.group(1))
+            else:
+                items = [x.strip() for x in arg.group(2).split(",") if x.strip()]
+                if not all(_RUST_STRING.fullmatch(x) for x in items):
+                    break
+                words.extend(x[1:-1] for x in items)
+        out.append(shlex.join(words))
+    return out
+
+
 def code_effect(code: str, *, where: str = "the code", cwd: str,
                 computed_deletes: bool = True) -> Effect | None:
     """What running ``code`` visibly does (module docstring), or ``None``.
@@ -117,6 +145,7 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
         literal = _literal_command(m.group(1))
         if literal is not None:
             commands.append(literal)
+    commands.extend(_rust_commands(code))
     for command in commands:
         e = shell_effect(command, cwd=cwd)
         if e is not None and e.effect is not EffectClass.READ_ONLY:

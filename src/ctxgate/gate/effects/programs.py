@@ -397,6 +397,23 @@ def _copy(a, seg) -> None:
             a.path(f"`{seg.program}` moves {src} away", src, "edit")
 
 
+_PERL_EXPRESSION = re.compile(r"^(?:s|y|tr)(\W).*\1|^\$_\s*=|^\$_\s*=~|^lc$|^uc$")
+
+
+def _rename(a, seg) -> None:
+    """``rename 's/a/b/' FILES`` (Perl's) or ``rename FROM TO FILES`` (util-linux): each named
+    file is moved to a computed name. Perl's refuses to overwrite without ``-f``;
+    util-linux's (and a forced one) may replace another file, which the gate cannot name: the
+    model judges that part."""
+    ops = [x for x in seg.args if not x.startswith("-")]
+    perl = bool(ops) and bool(_PERL_EXPRESSION.search(ops[0]))
+    files = ops[1:] if perl else ops[2:]
+    for f in files:
+        a.path(f"`rename` renames {f}", f, "edit")
+    if not perl or seg.has_option("-f", "--force"):
+        a.unknown.append("`rename` may replace a file under the new name")
+
+
 def _planted_copy(a, prog: str, src: str, dest: str) -> None:
     """``cp /tmp/x.py conftest.py``: a file copied (or linked) where a tool runs it on its own
     is judged by the source's code (:mod:`.planted`; read as a script run is, at most 256 KiB)."""
@@ -704,7 +721,8 @@ _RULES: dict[str, Callable] = {
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
     "find": _find,
     **dict.fromkeys(("cp", "mv", "install", "ln", "rsync", "scp"), _copy),
-    "touch": _touch, "mkdir": _mkdir,
+    "touch": _touch, "mkdir": _mkdir, "rename": _rename, "file-rename": _rename,
+    "prename": _rename, "perl-rename": _rename,
     **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod),
     "truncate": _truncate, "dd": _dd,
     "redis-cli": _redis,
@@ -738,7 +756,9 @@ _RULES: dict[str, Callable] = {
 
 _DRY_RUN = {"rsync": ("--dry-run",), "aws": ("--dryrun", "--dry-run"),
             "kubectl": ("--dry-run",), "helm": ("--dry-run",), "terraform": (),
-            "git": (), "npm": ("--dry-run",), "cargo": ("--dry-run",)}
+            "git": (), "npm": ("--dry-run",), "cargo": ("--dry-run",),
+            **dict.fromkeys(("rename", "file-rename", "prename", "perl-rename"),
+                            ("-n", "--nono", "--no-act", "--dry-run"))}
 """Options that make these programs only report what they would do."""
 
 
