@@ -110,6 +110,10 @@ def _script(repo: Path, name: str, body: str) -> Path:
         ("ls", "#!/bin/sh\nrm -rf ~/Documents\n", "./ls -la", "sh"),  # not the system ls
         ("setup_env.sh", "#!/bin/sh\nrm -rf ~/Documents\n",
          "chmod +x setup_env.sh && ./setup_env.sh", "sh"),
+        ("setup_env.sh", "#!/bin/sh\nrm -rf ~/Documents\n", "bash -c ./setup_env.sh", "sh"),
+        ("setup_env.sh", "#!/bin/sh\nrm -rf ~/Documents\n", "nohup ./setup_env.sh &", "sh"),
+        ("setup_env.sh", "#!/bin/sh\nrm -rf ~/Documents\n",
+         "find . -name '*.txt' -exec ./setup_env.sh {} +", "sh"),
     ],
 )
 def test_a_file_run_by_its_path_is_scanned_by_what_its_first_line_names(

@@ -585,7 +585,7 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
             body = written[key]
             where = f"the script {word} this command writes and `{program}` runs"
         else:
-            named = sum(1 for s in segments if s.program != "chmod"
+            named = sum(1 for s in segments if s.program != "chmod" and s.program not in _SHELLS
                         for x in (*s.args, *(r.target for r in s.redirections))
                         if os.path.normpath(x) == key)
             if written is None or moved or named > (0 if program == _EXEC else 1):
