@@ -102,7 +102,6 @@ FALLBACK_ONLY: list[tuple[str, set[str]]] = [
     ("[[ -f x ]] && jq . x", {"[[", "jq"}),
     ("case $x in a) jq . ;; b) sqlite3 db ;; esac", {"jq", "sqlite3"}),
     ("echo $((1 + 2)); duckdb", {"echo", "duckdb"}),
-    ("cat > out <<\"EOF\"\npsql\nEOF\njq .", {"cat", "jq"}),
     ("echo 'unterminated; psql", {"echo"}),
 ]
 
@@ -114,6 +113,18 @@ def test_fallback_when_bashlex_fails(cmd: str, expected: set[str]) -> None:
     assert parsed.parser == "fallback"
     assert parsed.error and "bashlex" in parsed.error
     assert set(parsed.programs) == expected
+
+
+@pytest.mark.parametrize("delimiter", ["'EOF'", '"EOF"', "\\EOF", "EOF"])
+def test_a_quoted_here_doc_delimiter_is_parsed_by_bashlex(delimiter: str) -> None:
+    """bashlex looked for the quotes on the closing line and failed on every ``<< 'EOF'``
+    (the form agents write most), so those commands fell back to the scanner and could
+    never be called parsed whole. The body stays literal for a quoted delimiter."""
+    parsed = parse_command(f"cat > out <<{delimiter}\npsql $(rm -rf x)\nEOF\njq .")
+    assert parsed.parsed_ok is True and parsed.parser == "bashlex", parsed.error
+    assert set(parsed.programs) == {"cat", "jq"}
+    assert parsed.heredocs == ("psql $(rm -rf x)\n",)
+    assert parsed.literal_heredocs == (delimiter != "EOF",)
 
 
 def test_parsed_ok_for_plain_bash() -> None:

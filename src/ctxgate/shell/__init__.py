@@ -98,7 +98,7 @@ def _parse(cmd: str, *, depth: int, use_bashlex: bool) -> ParsedCommand:
         try:
             from ctxgate.shell.bashlex_tables import load_bashlex
 
-            trees = load_bashlex().parse(cmd)
+            trees = load_bashlex().parse(_unquote_delimiters(cmd))
         except Exception as exc:  # bashlex raises several unrelated types
             bash_error = f"bashlex: {type(exc).__name__}: {exc}"
         else:
@@ -114,6 +114,25 @@ def _parse(cmd: str, *, depth: int, use_bashlex: bool) -> ParsedCommand:
     if bash_error:
         acc.errors.insert(0, bash_error)
     return _finish(cmd, acc, parsed_ok=False, parser="fallback")
+
+
+_QUOTED_DELIMITER = re.compile(r"(<<-?[ \t]*)('([A-Za-z_][\w.-]*)'|\"([A-Za-z_][\w.-]*)\"|"
+                               r"\\([A-Za-z_][\w.-]*))")
+
+
+def _unquote_delimiters(cmd: str) -> str:
+    """``cmd`` with each quoted here-doc delimiter (``<< 'EOF'``, ``<< "EOF"``, ``<< \\EOF``)
+    written bare and padded to the same length, for bashlex, which looks for the quotes on
+    the closing line and fails ("delimited by end-of-file"). Offsets are unchanged, so the
+    walker still reads the quoted delimiter in the original text (the body stays literal)."""
+    if "<<" not in cmd:
+        return cmd
+
+    def bare(m: re.Match[str]) -> str:
+        word = m.group(3) or m.group(4) or m.group(5)
+        return m.group(1) + word + " " * (len(m.group(2)) - len(word))
+
+    return _QUOTED_DELIMITER.sub(bare, cmd)
 
 
 def _finish(cmd: str, acc: _Acc, *, parsed_ok: bool, parser: str) -> ParsedCommand:
