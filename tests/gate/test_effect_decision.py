@@ -317,3 +317,58 @@ def test_the_local_backend_says_its_function_call_score_is_the_learned_one():
                                                       "arguments": {"command": "ls"}}},
         ["destructive", "requested"])
     assert not _model_counted_learned({a.question_id: a for a in shell}, effect)
+
+
+SCRIPT_RUN = "cat > repro.py << 'EOF'\nimport sys\nprint(sys.version)\nEOF\npython repro.py"
+
+
+def test_the_model_is_told_which_writes_the_rules_judged_recoverable(repo: Path):
+    """A repro script written and run in one command: the run is unknown, so the model
+    judges; the state it sees says the write (a new file in the working tree) was judged
+    recoverable. Nothing is said when a write is destructive (the rules decide alone) or
+    when the command writes nothing."""
+    seen = []
+
+    def fn(state, questions):
+        from ctxgate.gate.backends.base import Answer
+
+        seen.append(state)
+        return [Answer(question_id=q.id, p=0.1, model_id="s") for q in questions]
+
+    from ctxgate.gate.backends.function import FunctionDecisionModel
+
+    gate = ToolGate(FunctionDecisionModel(fn=fn, model_id="s", threaded=False))
+    v = decide(gate, ToolCall(tool="bash", arguments={"command": SCRIPT_RUN}, cwd=str(repo)))
+    assert v.effect is None and v.allowed
+    rules = seen[-1]["effect_rules"]
+    assert rules["writes"] == "recoverable"
+    assert "creates a new file inside the working tree" in rules["evidence"][0]
+    decide(gate, ToolCall(tool="bash", arguments={"command": "python repro.py"}, cwd=str(repo)))
+    assert "effect_rules" not in seen[-1]
+    (repo / "notes.txt").write_text("mine, never committed\n")
+    v = decide(gate, ToolCall(tool="bash", arguments={
+        "command": "echo x > notes.txt; python repro.py"}, cwd=str(repo)))
+    assert v.effect.effect is EffectClass.LOCAL_IRREVERSIBLE and not v.allowed
+
+
+def test_the_local_model_does_not_floor_a_write_the_rules_judged(repo: Path):
+    """The local model floors an overwrite at 0.6 (over the deny threshold) because nobody
+    looked at it; with the rules' judgement in the state that floor is waived and its own
+    head decides (honest work: 7 of 1,425 commands were refused only for it)."""
+    from ctxgate.gate.backends.base import Question
+    from ctxgate.gate.backends.local import LocalDecisionModel
+
+    model = LocalDecisionModel()
+    qs = [Question(id="destructive", kind="noul", text="destructive?")]
+    state = {"user_request": "fix the crash on empty input",
+             "tool_call": {"tool": "bash", "arguments": {"command": SCRIPT_RUN}}}
+    plain = asyncio.run(model.evaluate(state, qs))[0]
+    judged = asyncio.run(model.evaluate(
+        dict(state, effect_rules={"writes": "recoverable", "evidence": []}), qs))[0]
+    assert plain.detail["rule"] == "overwrite_redirect" and plain.p >= 0.6
+    assert judged.detail["rule"] is None
+    assert judged.detail["write_floor_waived"] == "overwrite_redirect"
+    assert judged.p == pytest.approx(judged.detail["head_p"], abs=1e-6)
+    rm = {"user_request": "x", "tool_call": {"tool": "bash", "arguments": {
+        "command": "rm -rf build > log.txt"}}, "effect_rules": {"writes": "recoverable"}}
+    assert asyncio.run(model.evaluate(rm, qs))[0].p >= 0.9  # hard rules are never waived

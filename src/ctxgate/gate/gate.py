@@ -332,7 +332,8 @@ class ToolGate:
         request = truncate_middle(request, p.user_request_max_chars)
         common = dict(base, user_request=request, user_request_source=source)
         self._ensure_model()
-        cache_key = self._cache_key(request, tool, digest, effect)
+        judged = self._judged_writes(call, effect)
+        cache_key = self._cache_key(request, tool, digest, effect, judged)
         cached = self._cache_get(cache_key)
         if cached is not None:
             return replace(cached, cached=True, **common)
@@ -350,6 +351,8 @@ class ToolGate:
             log.info("tool gate judges a shortened call to %s: %s", tool,
                      ", ".join(f"{o.argument} (-{o.chars} chars)" for o in view.omitted))
         state = build_state(request, tool, view)
+        if judged:
+            state["effect_rules"] = {"writes": "recoverable", "evidence": list(judged[:5])}
         common.update(omitted=view.omitted, state=state, model_id=self.capabilities.model_id)
         try:
             answers = await self._evaluate(state)
@@ -551,11 +554,32 @@ class ToolGate:
 
     # ------------------------------------------------------------------ cache
 
+    def _judged_writes(self, call: ToolCall, effect: Effect | None) -> tuple[str, ...]:
+        """The recoverable writes the shell rules judged in a command they otherwise leave to
+        the model (:func:`ctxgate.gate.effects.shell.recoverable_writes`): they go into the
+        state as ``effect_rules``, so the model knows the writes were looked at (the local
+        model then does not floor them as unjudged overwrites; an LLM reads the evidence)."""
+        p = self.policy
+        if not p.effects or effect is not None:
+            return ()
+        from ctxgate.gate.effects.shell import recoverable_writes
+        from ctxgate.gate.fastpath import shell_command
+
+        command = shell_command(call.tool, call.arguments, p.shell_tools)
+        if command is None:
+            return ()
+        try:
+            return recoverable_writes(command, cwd=call.cwd or None)
+        except Exception as exc:  # noqa: BLE001 - no hint is the cautious default
+            log.warning("tool gate: the shell rules could not judge the writes: %s", exc)
+            return ()
+
     def _cache_key(self, request: str, tool: str, digest: str,
-                   effect: Effect | None = None) -> str:
+                   effect: Effect | None = None, judged: tuple[str, ...] = ()) -> str:
         # the effect depends on the filesystem (git status), so it is part of the key
         raw = json.dumps([self.fingerprint, request, tool, digest,
-                          effect.to_dict() if effect is not None else None], ensure_ascii=False)
+                          effect.to_dict() if effect is not None else None, list(judged)],
+                         ensure_ascii=False)
         return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _cache_get(self, key: str) -> Verdict | None:

@@ -218,7 +218,10 @@ class LocalDecisionModel(Chainable):
         request = state.get("user_request")
         request = request if isinstance(request, str) else json.dumps(request, default=str)
         enc, dhead, rhead = self._parts()
-        return self._decide(enc, dhead, rhead, call, tool, args, request, question_ids)
+        rules = state.get("effect_rules")
+        judged = isinstance(rules, Mapping) and rules.get("writes") == "recoverable"
+        return self._decide(enc, dhead, rhead, call, tool, args, request, question_ids,
+                            writes_judged=judged)
 
     def _request_vector(self, enc: Any, text: str) -> Any:
         with self._lock:
@@ -234,7 +237,8 @@ class LocalDecisionModel(Chainable):
         return vec
 
     def _decide(self, enc: Any, dhead: _Head, rhead: _Head, call: Mapping[str, Any], tool: str,
-                args: Any, request: str, question_ids: Sequence[str]) -> list[Answer]:
+                args: Any, request: str, question_ids: Sequence[str],
+                writes_judged: bool = False) -> list[Answer]:
         from ctxgate.gate.backends.heads import features as ft
 
         shell = ft.is_shell_call(args)
@@ -260,6 +264,11 @@ class LocalDecisionModel(Chainable):
                 input_schema=schema if isinstance(schema, Mapping) else None)
             e_call = enc.encode_one(ft.window_text(ft.call_text(tool, args)))
         floor, rule = ft.rule_floor(tool, feats)
+        waived = None
+        if writes_judged and rule in ft.WRITE_RULES:
+            # the gate's path rules judged every file this command writes recoverable
+            # (state["effect_rules"]): the write floor stands in for rules that did not look
+            waived, floor, rule = rule, 0.0, ""
         p_d = max(head_d, floor)
         call_text = ft.call_text(tool, args)
         terms = ft.call_terms(tool, args)
@@ -292,6 +301,7 @@ class LocalDecisionModel(Chainable):
         for qid in question_ids:
             if qid == "destructive":
                 detail = {"head_p": round(head_d, 6), "rule": rule or None, "features": fired,
+                          "write_floor_waived": waived,
                           "effect": effect.to_dict() if effect is not None else None}
                 out.append(Answer(question_id=qid, p=p_d, model_id=LOCAL_MODEL_ID,
                                   detail=detail))

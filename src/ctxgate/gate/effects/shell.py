@@ -39,7 +39,8 @@ from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_s
 from ctxgate.gate.effects.paths import Action, classify_path
 from ctxgate.gate.effects.runners import AUTORUNNERS, TASK_RUNNERS
 
-__all__ = ["Analysis", "Finding", "analyse", "path_finding", "read_script", "shell_effect"]
+__all__ = ["Analysis", "Finding", "analyse", "path_finding", "read_script",
+           "recoverable_writes", "shell_effect"]
 
 MAX_DEPTH = 6
 
@@ -151,6 +152,22 @@ def shell_effect(command: str, *, cwd: str | None = None,
     first = next(f for f in a.findings if f.effect is worst)
     return Effect(effect=worst, source=EffectSource.SHELL_PARSER, evidence=first.evidence,
                   details=details)
+
+
+def recoverable_writes(command: str, *, cwd: str | None = None) -> tuple[str, ...]:
+    """For a command the rules leave to the model (:func:`shell_effect` is ``None``: a run
+    they do not know), the recoverable changes they did judge (``> t.py`` creating a new file
+    in the working tree), one line each; empty when there are none, when anything found is
+    destructive, or when the command could not be parsed whole. Every file write the shell
+    shows (a redirection, ``tee``, ``-o``) is judged by the path rules, so a decision model
+    need not floor such a write as if nobody had looked (:mod:`ctxgate.gate.backends.local`)."""
+    if not isinstance(command, str) or not command.strip():
+        return ()
+    a = analyse(command, cwd=cwd or os.getcwd())
+    if a.unparsed or any(f.effect.destructive for f in a.findings):
+        return ()
+    return tuple(f"{f.effect.value}: {f.evidence}" for f in a.findings
+                 if f.effect is EffectClass.LOCAL_RECOVERABLE)
 
 
 def _read_only(command: str, a: Analysis) -> Effect:
