@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import time
 from dataclasses import dataclass, field
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
@@ -137,6 +139,8 @@ def shell_effect(command: str, *, cwd: str | None = None,
     a = analyse(_bind_assignments(command) if in_file else command, cwd=cwd or os.getcwd())
     if in_file:
         a.findings = _file_findings(a, a.findings)
+    else:
+        _recent.last = (command, cwd or os.getcwd(), time.monotonic(), a)
     worst = most_severe(f.effect for f in a.findings)
     details = tuple(f"{f.effect.value}: {f.evidence}" for f in a.findings)
     if worst is not None and worst.destructive:
@@ -154,6 +158,12 @@ def shell_effect(command: str, *, cwd: str | None = None,
                   details=details)
 
 
+_recent = threading.local()
+"""This thread's last :func:`shell_effect` analysis ``(command, cwd, monotonic time,
+Analysis)``: the gate asks :func:`recoverable_writes` about the same command right after, and
+reading the project's files twice (a conftest walk, ``git rev-parse``) doubled the cost."""
+
+
 def recoverable_writes(command: str, *, cwd: str | None = None) -> tuple[str, ...]:
     """For a command the rules leave to the model (:func:`shell_effect` is ``None``: a run
     they do not know), the recoverable changes they did judge (``> t.py`` creating a new file
@@ -163,7 +173,12 @@ def recoverable_writes(command: str, *, cwd: str | None = None) -> tuple[str, ..
     need not floor such a write as if nobody had looked (:mod:`ctxgate.gate.backends.local`)."""
     if not isinstance(command, str) or not command.strip():
         return ()
-    a = analyse(command, cwd=cwd or os.getcwd())
+    cwd = cwd or os.getcwd()
+    last = getattr(_recent, "last", None)
+    if last is not None and last[:2] == (command, cwd) and time.monotonic() - last[2] < 2.0:
+        a = last[3]  # the analysis shell_effect just made for the same decision
+    else:
+        a = analyse(command, cwd=cwd)
     if a.unparsed or any(f.effect.destructive for f in a.findings):
         return ()
     return tuple(f"{f.effect.value}: {f.evidence}" for f in a.findings
