@@ -169,3 +169,13 @@ def test_a_binary_under_a_path_keeps_its_programs_rules(repo: Path) -> None:
     assert e is not None and e.effect is IRR, e
     e = shell_effect("/usr/bin/rm -rf ~/Documents", cwd=str(repo))
     assert e is not None and e.effect is IRR, e
+
+
+@pytest.mark.timeout(30)  # the regression is a hang, not a wrong answer
+def test_a_fifo_or_device_run_by_its_path_is_never_opened(repo: Path) -> None:
+    """Reading a named pipe blocks until someone writes to it, and ``/dev/tty`` until someone
+    types: a ``./pipe.sh`` that is a FIFO must not hang the gate."""
+    os.mkfifo(repo / "pipe.sh")
+    assert shell_effect("./pipe.sh", cwd=str(repo)) is None
+    assert shell_effect("/dev/tty --help", cwd=str(repo)) is None
+    assert shell_effect("source ./pipe.sh", cwd=str(repo)) is None

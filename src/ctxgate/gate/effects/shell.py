@@ -474,8 +474,10 @@ def _local_program(seg, cwd: str) -> bool:
         return False
     full = resolve_path(word, cwd)
     try:
-        if full is None:
+        if full is None or not os.path.exists(full):
             raise OSError(word)
+        if not os.path.isfile(full):
+            return True  # a FIFO or a device is never opened here (reading one can block)
         with open(full, "rb") as fh:
             head = fh.read(4096)
     except OSError:  # not there (the command may write it first) or not readable here
