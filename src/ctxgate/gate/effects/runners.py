@@ -498,7 +498,9 @@ def _git_hooks(args: tuple[str, ...], cwd: str) -> list[tuple[str, str]]:
     if "--no-verify" in rest or (sub == "commit" and any(
             x.startswith("-") and not x.startswith("--") and "n" in x[1:] for x in rest)):
         hooks = tuple(h for h in hooks if h not in _NO_VERIFY_SKIPS)
-    out = subprocess.run(["git", "-C", directory, "rev-parse", "--git-path", "hooks"],
+    from ctxgate.gate.effects.paths import _GIT_SAFE
+
+    out = subprocess.run(["git", *_GIT_SAFE, "-C", directory, "rev-parse", "--git-path", "hooks"],
                          capture_output=True, text=True, timeout=5, check=False)
     if out.returncode != 0 or not out.stdout.strip():
         return []
