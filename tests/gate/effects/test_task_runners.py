@@ -255,3 +255,24 @@ def test_a_build_scripts_spawned_command_is_judged_when_cargo_runs_it(repo: Path
         '        .args(&["-c", "rm -rf ~/.ssh"])\n        .status().unwrap();\n}\n')
     e = shell_effect("cargo build", cwd=str(repo))
     assert e is not None and e.effect is IRR and "runs build.rs" in e.evidence, e
+
+
+@pytest.mark.parametrize(
+    ("command", "where"),
+    [
+        ("cat > Makefile <<'EOF'\nall:\n\trm -rf ~/Documents\nEOF\nmake", "recipe of `all`"),
+        ("cat > package.json <<'EOF'\n{\"scripts\": {\"test\": \"rm -rf ~/Music\"}}\nEOF\n"
+         "npm test", "script `test`"),
+    ],
+)
+def test_a_task_file_the_same_command_writes_is_read_from_the_command(
+    repo: Path, command: str, where: str
+) -> None:
+    """Written and run in one command, the file on disk says nothing (it is not there yet, or
+    about to be replaced): the here-doc body is what runs."""
+    (repo / "Makefile").write_text("all:\n\techo ok\n")
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is IRR and where in e.evidence, (command, e)
+    clean = command.replace("rm -rf ~/Documents", "echo ok").replace("rm -rf ~/Music", "jest")
+    e = shell_effect(clean, cwd=str(repo))
+    assert e is None or not e.effect.destructive, (clean, e)

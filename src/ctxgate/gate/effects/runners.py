@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 __all__ = ["AUTORUNNERS", "MAX_BYTES", "TASK_RUNNERS", "autorun_files", "task_commands"]
 
@@ -63,20 +63,23 @@ _PNPM_BUILTINS = frozenset(
     "rebuild recursive remove rm root server setup store unlink update up why".split())
 
 
-def task_commands(program: str, args: tuple[str, ...], cwd: str
-                  ) -> list[tuple[str, str, str]] | None:
+def task_commands(program: str, args: tuple[str, ...], cwd: str,
+                  written: Mapping[str, str] | None = None) -> list[tuple[str, str, str]] | None:
     """``(where, directory, command)`` for each command the task runner call would run from
     the project's files, or ``None`` when the call names no task (``npm view x``) or the files
-    cannot be read."""
+    cannot be read. ``written``: absolute normalised path → the text the same command writes
+    there first (``cat > Makefile <<'EOF' … EOF; make``), read instead of the disk."""
     try:
         if program in ("make", "gmake"):
-            return _make(args, cwd)
-        return _package_scripts(program, args, cwd)
+            return _make(args, cwd, written or {})
+        return _package_scripts(program, args, cwd, written or {})
     except (OSError, ValueError, RecursionError):
         return None
 
 
-def _read(path: str) -> str | None:
+def _read(path: str, written: Mapping[str, str] | None = None) -> str | None:
+    if written and os.path.normpath(path) in written:
+        return written[os.path.normpath(path)][:MAX_BYTES]
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
             return None
@@ -91,8 +94,8 @@ def _read(path: str) -> str | None:
 _DIR_OPTIONS = {"npm": ("--prefix", "-C"), "yarn": ("--cwd",), "pnpm": ("-C", "--dir")}
 
 
-def _package_scripts(program: str, args: tuple[str, ...], cwd: str
-                     ) -> list[tuple[str, str, str]] | None:
+def _package_scripts(program: str, args: tuple[str, ...], cwd: str,
+                     written: Mapping[str, str]) -> list[tuple[str, str, str]] | None:
     directory, words = cwd, []
     skip = False
     for k, x in enumerate(args):
@@ -115,7 +118,7 @@ def _package_scripts(program: str, args: tuple[str, ...], cwd: str
     names = _script_names(program, words)
     if not names:
         return None
-    text = _read(os.path.join(directory, "package.json"))
+    text = _read(os.path.join(directory, "package.json"), written)
     if text is None:
         return None
     package = json.loads(text)
@@ -183,7 +186,8 @@ _REFERENCE = re.compile(r"\$(?:\(([^()$]*)\)|\{([^{}$]*)\}|([@<^+*?%|]))")
 _SHELL_CALL = re.compile(r"\$[({]shell\s+")
 
 
-def _make(args: tuple[str, ...], cwd: str) -> list[tuple[str, str, str]] | None:
+def _make(args: tuple[str, ...], cwd: str,
+          written: Mapping[str, str]) -> list[tuple[str, str, str]] | None:
     directory, makefile = cwd, None
     overrides: dict[str, str] = {}
     targets: list[str] = []
@@ -229,13 +233,13 @@ def _make(args: tuple[str, ...], cwd: str) -> list[tuple[str, str, str]] | None:
         else:
             targets.append(x)
     if makefile is None:
-        found = next((m for m in _MAKEFILES if os.path.isfile(os.path.join(directory, m))),
-                     None)
+        found = next((m for m in _MAKEFILES if os.path.isfile(os.path.join(directory, m))
+                      or os.path.normpath(os.path.join(directory, m)) in written), None)
         if found is None:
             return None
         makefile = found
     path = os.path.join(directory, os.path.expanduser(makefile))
-    text = _read(path)
+    text = _read(path, written)
     if text is None:
         return None
     return _MakefileReader(text, overrides, os.path.basename(path)).commands(targets, directory)

@@ -264,7 +264,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             continue
         program_rule(a, seg)
         if seg.program in TASK_RUNNERS:
-            _scan_tasks(a, seg, segments)
+            _scan_tasks(a, seg, segments, parsed.heredocs)
         if seg.program in AUTORUNNERS:
             _scan_autoruns(a, seg, segments, seg.program, seg.args)
     _scan_scripts(a, segments, parsed.heredocs)
@@ -693,16 +693,19 @@ def _moved(a: Analysis, segments) -> bool:
         not s.args or resolve_path(s.args[0], a.cwd) != here) for s in segments)
 
 
-def _scan_tasks(a: Analysis, seg, segments) -> None:
+def _scan_tasks(a: Analysis, seg, segments, heredocs: tuple[str, ...] = ()) -> None:
     """The package.json scripts and make recipes a task runner call runs (:mod:`.runners`):
-    what the shell rules find destructive in them counts; the run stays unknown. Not read when
-    a ``cd`` in the command may run the task elsewhere."""
+    what the shell rules find destructive in them counts; the run stays unknown. A package.json
+    or makefile the same command writes from a here-doc is read from the command. Not read
+    when a ``cd`` in the command may run the task elsewhere."""
     from ctxgate.gate.effects.runners import iter_commands, task_commands
 
     if a.depth >= MAX_DEPTH or _moved(a, segments):
         return
+    written = {os.path.normpath(os.path.join(a.cwd, k)): v for k, v in
+               (_heredoc_writes(segments, heredocs) or {}).items() if v is not None}
     for where, directory, command in iter_commands(
-            task_commands(seg.program, seg.args, a.cwd) or []):
+            task_commands(seg.program, seg.args, a.cwd, written) or []):
         sub = analyse(command, cwd=directory, depth=a.depth + 1)
         for f in _file_findings(a, sub.findings):
             if f.effect.destructive:
