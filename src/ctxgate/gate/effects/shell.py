@@ -87,6 +87,8 @@ class Analysis:
     """Programs read-only only because no rule lists a change they make (``less``, ``rg``,
     ``awk``, a ``git`` read, ``X --help`` of an unknown ``X``): only a proof vouches for
     them (:func:`_read_only`)."""
+    written: list[str] = field(default_factory=list)
+    """Every path a file write names (a redirection, ``tee``, ``-o``), as written."""
     scripts: list[tuple[str, str]] = field(default_factory=list)
     """``(program, script)`` for each script file an interpreter runs (``python t.py``),
     scanned once the whole command is walked (:func:`_scan_scripts`)."""
@@ -97,6 +99,8 @@ class Analysis:
     def path(self, construct: str, path: str, action: Action) -> None:
         """Judge one path change; a change the path rules find no evidence for (a delete of
         a path that is not there) leaves the command unknown, so the model decides."""
+        if action in ("overwrite", "append", "create"):
+            self.written.append(path)
         found = path_finding(construct, path, action, self.cwd)
         if found is None:
             self.unknown.append(f"{construct}: no evidence ({path} does not exist)")
@@ -116,6 +120,7 @@ class Analysis:
         self.unknown.extend(f"{construct}: {u}" for u in sub.unknown)
         self.unparsed.extend(f"{construct}: {u}" for u in sub.unparsed)
         self.claims.extend(sub.claims)
+        self.written.extend(sub.written)
 
 
 def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding | None:
@@ -158,6 +163,12 @@ def shell_effect(command: str, *, cwd: str | None = None,
                   details=details)
 
 
+_SCANNED_OR_DATA = frozenset({
+    ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".sh", ".bash",  # read by the scans
+    ".txt", ".md", ".rst", ".json", ".jsonl", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".csv",
+    ".tsv", ".xml", ".html", ".css", ".log", ".out", ".patch", ".diff", ".lock"})
+"""Extensions of written files that either the scans read when the command runs them, or
+that hold data: a command writing only these gets the judged-writes hint."""
 _recent = threading.local()
 """This thread's last :func:`shell_effect` analysis ``(command, cwd, monotonic time,
 Analysis)``: the gate asks :func:`recoverable_writes` about the same command right after, and
@@ -181,6 +192,8 @@ def recoverable_writes(command: str, *, cwd: str | None = None) -> tuple[str, ..
         a = analyse(command, cwd=cwd)
     if a.unparsed or any(f.effect.destructive for f in a.findings):
         return ()
+    if any(os.path.splitext(w)[1].lower() not in _SCANNED_OR_DATA for w in a.written):
+        return ()  # code the scans cannot read (main.go, x.c) may be what the unknown run runs
     return tuple(f"{f.effect.value}: {f.evidence}" for f in a.findings
                  if f.effect is EffectClass.LOCAL_RECOVERABLE)
 
