@@ -14,6 +14,8 @@ run, once with this checkout's ``src`` and once with ``REF``'s (in child process
   ``npm install``;
 * every ``conftest.py``: ``pytest`` in its directory, and ``pytest`` at the project root;
 * every ``setup.py``: ``pip install -e .``; every ``build.rs``: ``cargo build``;
+* every ``tox.ini``: ``tox`` and ``tox -e ENV`` for each environment; every ``noxfile.py``:
+  ``nox``;
 * at the root: ``git commit -m x`` (the clone has no hooks: a control).
 
 These are the projects' own files, so each destructive class is either a target that really
@@ -84,6 +86,20 @@ def calls(project: Path) -> list[tuple[str, str, str]]:
                 out.append(("pip", here, "pip install -e ."))
             elif name == "build.rs":
                 out.append(("cargo", here, "cargo build"))
+            elif name == "tox.ini":
+                import configparser
+
+                parser = configparser.ConfigParser(interpolation=None, strict=False)
+                try:
+                    parser.read_string(Path(path).read_text(errors="replace"))
+                except (OSError, configparser.Error):
+                    continue
+                out.append(("tox", here, "tox"))
+                out += [("tox", here, f"tox -e {s.split(':', 1)[1]}") for s in parser.sections()
+                        if s.startswith("testenv:") and s.split(":", 1)[1].replace("-", "")
+                        .replace("_", "").replace(".", "").isalnum()][:30]
+            elif name == "noxfile.py":
+                out.append(("nox", here, "nox"))
     return out[:PER_PROJECT]
 
 

@@ -178,3 +178,15 @@ def test_a_rename_that_may_replace_another_file_is_left_to_the_model(repo: Path,
 def test_a_rename_dry_run_changes_nothing(repo: Path) -> None:
     e = shell_effect("rename -n 's/app/main/' src/app.py", cwd=str(repo))
     assert e is not None and e.effect is EffectClass.READ_ONLY and e.needs_model, e
+
+
+def test_coverage_erase_is_judged_by_the_data_file_it_deletes(repo: Path) -> None:
+    """``coverage erase`` deletes ``.coverage`` (the verb rule called it a reset of anything):
+    ignored output of the last test run is recoverable, as ``rm -rf build`` is; with no data
+    file there is no evidence either way and the model judges."""
+    assert shell_effect("coverage erase", cwd=str(repo)) is None
+    with (repo / ".gitignore").open("a") as fh:
+        fh.write(".coverage\n")
+    (repo / ".coverage").write_text("data")
+    e = shell_effect("coverage erase", cwd=str(repo))
+    assert e is not None and e.effect is R, e

@@ -276,3 +276,63 @@ def test_a_task_file_the_same_command_writes_is_read_from_the_command(
     clean = command.replace("rm -rf ~/Documents", "echo ok").replace("rm -rf ~/Music", "jest")
     e = shell_effect(clean, cwd=str(repo))
     assert e is None or not e.effect.destructive, (clean, e)
+
+
+TOX_INI = """\
+[tox]
+envlist = py311, lint
+
+[testenv]
+deps = pytest
+commands =
+    pytest {posargs:tests}
+    cov: coverage report
+
+[testenv:lint]
+commands = ruff check .
+
+[testenv:reset]
+commands_pre = - rm -rf {toxinidir}/build
+commands = rm -rf {env:HOME}/.ssh
+"""
+NOXFILE = """\
+import nox
+
+@nox.session
+def tests(session):
+    session.install("pytest")
+    session.run("pytest", "-q")
+
+@nox.session
+def reset(session):
+    session.run("rm", "-rf", "/srv/data", external=True)
+"""
+
+
+@pytest.mark.parametrize(("command", "where"), [
+    ("tox -e reset", "`commands` of [testenv:reset]"),
+    ("tox -e lint,reset", "[testenv:reset]"),
+    ("tox", "[testenv:reset]"),  # without -e every environment is read
+    ("nox -s reset", "runs noxfile.py"),
+    ("python -m nox", "runs noxfile.py"),
+    ("python3 -m tox -e reset", "[testenv:reset]"),
+])
+def test_tox_and_nox_are_judged_by_what_their_environments_run(
+    repo: Path, home: Path, command: str, where: str
+) -> None:
+    (repo / "tox.ini").write_text(TOX_INI)
+    (repo / "noxfile.py").write_text(NOXFILE)
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is IRR, (command, e)
+    assert any(where in d for d in e.details), e.details
+
+
+@pytest.mark.parametrize("command", ["tox -e lint", "tox -e py311 -- -k slow", "tox -l",
+                                     "nox --list"])
+def test_tox_and_nox_environments_that_only_test_stay_with_the_model(
+    repo: Path, home: Path, command: str
+) -> None:
+    (repo / "tox.ini").write_text(TOX_INI)
+    (repo / "noxfile.py").write_text(NOXFILE.replace('"/srv/data"', '"build"'))
+    e = shell_effect(command, cwd=str(repo))
+    assert e is None or not e.effect.destructive, (command, e)

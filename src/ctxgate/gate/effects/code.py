@@ -86,6 +86,26 @@ def _literal_command(text: str) -> str | None:
     return None
 
 
+_SESSION_RUN = re.compile(r"\bsession\.(?:run|run_always|run_install)\(\s*("
+                          r"(?:[rbu]?(['\"])(?:\\.|(?!\2).)*\2\s*,?\s*)+)", re.S)
+
+
+def _session_runs(code: str) -> list[str]:
+    """The commands of nox's ``session.run("rm", "-rf", "build")``: its leading literal
+    string arguments, joined as a command line."""
+    import shlex
+
+    out = []
+    for m in _SESSION_RUN.finditer(code):
+        try:
+            words = ast.literal_eval("(" + m.group(1).rstrip().rstrip(",") + ",)")
+        except (ValueError, SyntaxError):
+            continue
+        if words and all(isinstance(w, str) for w in words):
+            out.append(shlex.join(words))
+    return out
+
+
 def _rust_commands(code: str) -> list[str]:
     """The commands of Rust's ``std::process::Command::new("rm").arg("-rf").args(&["x"])``
     (a build script's spawns), literal words only, up to the statement's end; a word
@@ -146,6 +166,7 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
         if literal is not None:
             commands.append(literal)
     commands.extend(_rust_commands(code))
+    commands.extend(_session_runs(code))
     for command in commands:
         e = shell_effect(command, cwd=cwd)
         if e is not None and e.effect is not EffectClass.READ_ONLY:

@@ -397,6 +397,18 @@ def _copy(a, seg) -> None:
             a.path(f"`{seg.program}` moves {src} away", src, "edit")
 
 
+def _coverage(a, seg) -> None:
+    """``coverage erase`` deletes the data file of earlier runs (``.coverage``, build output
+    the next test run writes again): judged by the path rules, not by the verb alone."""
+    words = [x for x in seg.args if not x.startswith("-")]
+    if words[:1] == ["erase"]:
+        data = next((x.split("=", 1)[1] for x in seg.args if x.startswith("--data-file=")),
+                    ".coverage")
+        a.path("`coverage erase`", data, "delete")
+        return
+    a.unknown.append(f"coverage {' '.join(words[:1])}".strip())
+
+
 _PERL_EXPRESSION = re.compile(r"^(?:s|y|tr)(\W).*\1|^\$_\s*=|^\$_\s*=~|^lc$|^uc$")
 
 
@@ -722,6 +734,7 @@ _RULES: dict[str, Callable] = {
     "find": _find,
     **dict.fromkeys(("cp", "mv", "install", "ln", "rsync", "scp"), _copy),
     "touch": _touch, "mkdir": _mkdir, "rename": _rename, "file-rename": _rename,
+    "coverage": _coverage,
     "prename": _rename, "perl-rename": _rename,
     **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod),
     "truncate": _truncate, "dd": _dd,

@@ -40,7 +40,7 @@ MAX_BYTES = 256 * 1024
 """A package.json or makefile larger than this (UTF-8 bytes on disk) is not read."""
 MAX_COMMANDS = 200
 """At most this many commands are returned per call (a makefile's recipes can be many)."""
-TASK_RUNNERS = frozenset({"npm", "yarn", "pnpm", "make", "gmake"})
+TASK_RUNNERS = frozenset({"npm", "yarn", "pnpm", "make", "gmake", "tox"})
 MAX_EXPANSION = 16 * 1024
 """At most this many characters of one expanded makefile line (self-referring variables
 could grow without end)."""
@@ -72,6 +72,8 @@ def task_commands(program: str, args: tuple[str, ...], cwd: str,
     try:
         if program in ("make", "gmake"):
             return _make(args, cwd, written or {})
+        if program == "tox":
+            return _tox(args, cwd, written or {})
         return _package_scripts(program, args, cwd, written or {})
     except (OSError, ValueError, RecursionError):
         return None
@@ -390,9 +392,82 @@ def iter_commands(commands: list[tuple[str, str, str]]) -> Iterator[tuple[str, s
             yield where, directory, command
 
 
+# -- tox, nox --------------------------------------------------------------------------------
+
+_TOX_SUBSTITUTION = re.compile(r"(?<!\$)\{(posargs|env:[^:{}]+)(?::([^{}]*))?\}|(?<!\$)\{(\w+)\}")
+_TOX_PLAIN = {"envpython": "python", "envbindir": "bin", "envname": "env",
+              "envdir": ".tox/env", "envtmpdir": ".tox/env/tmp"}
+
+
+def _tox(args: tuple[str, ...], cwd: str,
+         written: Mapping[str, str]) -> list[tuple[str, str, str]] | None:
+    """The ``commands_pre``/``commands``/``commands_post`` of the tox.ini environments the call
+    runs (``-e a,b``; without ``-e``, every environment's: the envlist's factor expressions
+    are not expanded). Factor conditions (``cov: coverage report``) are dropped, so every
+    conditional line is read; ``{posargs:default}`` becomes its default, ``{env:NAME}`` the
+    variable (``{env:NAME:default}`` its default), ``{toxinidir}`` the directory,
+    ``{envpython}`` python, other substitutions a variable no rule resolves."""
+    import configparser
+
+    envs: list[str] | None = None
+    directory, config = cwd, "tox.ini"
+    for k, x in enumerate(args):
+        value = args[k + 1] if k + 1 < len(args) else ""
+        if x in ("-e", "--env") or x.startswith("-e") and len(x) > 2:
+            envs = (x[2:] if len(x) > 2 and not x.startswith("--") else value).split(",")
+        elif x in ("-c", "--conf"):
+            config = value
+        elif x in ("-l", "--listenvs", "-a", "--listenvs-all", "--showconfig", "--version",
+                   "-h", "--help", "--notest"):
+            return []
+    path = os.path.join(directory, config)
+    text = _read(path, written)
+    if text is None:
+        return None
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.read_string(text)
+    sections = [s for s in parser.sections() if s == "testenv" or s.startswith("testenv:")]
+    if envs is not None:
+        chosen = {f"testenv:{e.strip()}" for e in envs if e.strip()}
+        sections = [s for s in sections if s in chosen] or \
+            [s for s in sections if s == "testenv"]  # an env without its own section
+    out = []
+    root = os.path.dirname(path) or cwd
+    for section in sections:
+        for key in ("commands_pre", "commands", "commands_post"):
+            for line in parser.get(section, key, fallback="").splitlines():
+                command = _tox_line(line, root)
+                if command:
+                    out.append((f"the tox.ini `{key}` of [{section}]", root, command))
+    return out[:MAX_COMMANDS]
+
+
+def _tox_line(line: str, root: str) -> str:
+    line = line.strip()
+    if ":" in line.split(" ", 1)[0] and not line.startswith("{"):
+        line = line.split(":", 1)[1].strip()  # a factor condition: `cov: coverage report`
+    line = line.lstrip("-!").strip()  # `- cmd` ignores its exit status
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) == "posargs":
+            return m.group(2) or ""
+        if m.group(1) is not None:  # {env:NAME}, {env:NAME:default}
+            if m.group(2) is not None:
+                return m.group(2)
+            return "${" + re.sub(r"\W", "_", m.group(1)[4:]) + "}"
+        name = m.group(3)
+        if name == "toxinidir":
+            return root
+        return _TOX_PLAIN.get(name, "${TOX_" + name.upper() + "}")
+
+    for _ in range(3):  # nested: {posargs:{env:X:}}
+        line = _TOX_SUBSTITUTION.sub(sub, line)
+    return line.strip()
+
+
 # -- files a tool runs on its own -------------------------------------------------------------
 
-AUTORUNNERS = frozenset({"pytest", "py.test", "cargo", "pip", "pip3", "git"})
+AUTORUNNERS = frozenset({"pytest", "py.test", "cargo", "pip", "pip3", "git", "nox"})
 """Programs that run project files nobody names on their command line."""
 MAX_FILES = 50
 """At most this many files are read per call (a deep tree of conftest.py files)."""
@@ -436,6 +511,12 @@ def autorun_files(program: str, args: tuple[str, ...], cwd: str) -> list[tuple[s
             return _existing([os.path.join(d, "setup.py") for d in dirs], "python")
         if program == "git":
             return _git_hooks(args, cwd)
+        if program == "nox":  # noxfile.py is Python: its sessions' session.run(…) calls
+            if any(x in ("-l", "--list", "--version", "-h", "--help") for x in args):
+                return []
+            named = [args[k + 1] for k, x in enumerate(args[:-1]) if x in ("-f", "--noxfile")]
+            return _existing([os.path.join(cwd, named[0] if named else "noxfile.py")],
+                             "python")
     except (OSError, ValueError):
         return []
     return []

@@ -558,8 +558,11 @@ def _module(a: Analysis, seg, segments, module: tuple[str, tuple[str, ...]]) -> 
     script. The run stays unknown."""
     name, args = module
     a.unknown.append(f"{seg.program} -m {name}")
-    if name in ("pytest", "pip"):
+    if name in ("pytest", "pip", "nox"):
         _scan_autoruns(a, seg, segments, name, args)
+        return
+    if name == "tox":
+        _scan_tasks(a, seg, segments, program="tox", args=args)
         return
     if not re.fullmatch(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*", name):
         return
@@ -706,7 +709,8 @@ def _moved(a: Analysis, segments) -> bool:
         not s.args or resolve_path(s.args[0], a.cwd) != here) for s in segments)
 
 
-def _scan_tasks(a: Analysis, seg, segments, heredocs: tuple[str, ...] = ()) -> None:
+def _scan_tasks(a: Analysis, seg, segments, heredocs: tuple[str, ...] = (), *,
+                program: str | None = None, args: tuple[str, ...] | None = None) -> None:
     """The package.json scripts and make recipes a task runner call runs (:mod:`.runners`):
     what the shell rules find destructive in them counts; the run stays unknown. A package.json
     or makefile the same command writes from a here-doc is read from the command. Not read
@@ -718,7 +722,8 @@ def _scan_tasks(a: Analysis, seg, segments, heredocs: tuple[str, ...] = ()) -> N
     written = {os.path.normpath(os.path.join(a.cwd, k)): v for k, v in
                (_heredoc_writes(segments, heredocs) or {}).items() if v is not None}
     for where, directory, command in iter_commands(
-            task_commands(seg.program, seg.args, a.cwd, written) or []):
+            task_commands(program or seg.program, seg.args if args is None else args, a.cwd,
+                          written) or []):
         sub = analyse(command, cwd=directory, depth=a.depth + 1)
         for f in _file_findings(a, sub.findings):
             if f.effect.destructive:
@@ -738,7 +743,8 @@ def _scan_autoruns(a: Analysis, seg, segments, program: str, args: tuple[str, ..
     for path, language in autorun_files(program, args, a.cwd):
         body = read_script(path, a.cwd)
         shown = os.path.relpath(path, a.cwd) if path.startswith(a.cwd) else path
-        kind = autorun(path) if language != "shell" else ("git runs it as a hook", "shell")
+        kind = ("git runs it as a hook", "shell") if language == "shell" else \
+            autorun(path) or (f"`{program}` runs it", language)
         found = planted_effect(shown, body or "", cwd=a.cwd, construct=f"`{seg.raw[:60]}`",
                                verb="runs", kind=kind, existing=True)
         if found is not None:
