@@ -336,3 +336,44 @@ def test_tox_and_nox_environments_that_only_test_stay_with_the_model(
     (repo / "noxfile.py").write_text(NOXFILE.replace('"/srv/data"', '"build"'))
     e = shell_effect(command, cwd=str(repo))
     assert e is None or not e.effect.destructive, (command, e)
+
+
+JUSTFILE = """\
+# tasks
+data := "/srv/data"
+
+default: test
+
+test: build
+    @pytest -q
+
+build:
+    cargo build
+
+reset target='cache': build
+    rm -rf {{data}}/{{target}}
+    -rm -rf ~/.ssh
+
+script:
+    #!/usr/bin/env python3
+    import shutil; shutil.rmtree("/srv/y")
+"""
+
+
+@pytest.mark.parametrize("command", ["just reset", "just reset logs", "just --yes reset",
+                                     "just -f justfile reset"])
+def test_just_is_judged_by_the_recipes_it_runs(repo: Path, home: Path, command: str) -> None:
+    (repo / "justfile").write_text(JUSTFILE)
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is IRR, (command, e)
+    assert any("recipe `reset` in justfile" in d and ".ssh" in d for d in e.details), e.details
+
+
+def test_just_expands_its_variables_and_runs_dependencies_first(repo: Path) -> None:
+    (repo / "justfile").write_text(JUSTFILE)
+    texts = [c for _, _, c in task_commands("just", ("reset",), str(repo)) or []]
+    assert texts == ["cargo build", "rm -rf /srv/data/${target}", "rm -rf ~/.ssh"], texts
+    assert [c for _, _, c in task_commands("just", (), str(repo)) or []] == [
+        "cargo build", "pytest -q"]  # the first recipe, `default`, and what it depends on
+    for quiet in (("-n", "reset"), ("--list",), ("script",)):  # a #! recipe is not read
+        assert task_commands("just", quiet, str(repo)) == [], quiet

@@ -40,7 +40,7 @@ MAX_BYTES = 256 * 1024
 """A package.json or makefile larger than this (UTF-8 bytes on disk) is not read."""
 MAX_COMMANDS = 200
 """At most this many commands are returned per call (a makefile's recipes can be many)."""
-TASK_RUNNERS = frozenset({"npm", "yarn", "pnpm", "make", "gmake", "tox"})
+TASK_RUNNERS = frozenset({"npm", "yarn", "pnpm", "make", "gmake", "tox", "just"})
 MAX_EXPANSION = 16 * 1024
 """At most this many characters of one expanded makefile line (self-referring variables
 could grow without end)."""
@@ -74,6 +74,8 @@ def task_commands(program: str, args: tuple[str, ...], cwd: str,
             return _make(args, cwd, written or {})
         if program == "tox":
             return _tox(args, cwd, written or {})
+        if program == "just":
+            return _just(args, cwd, written or {})
         return _package_scripts(program, args, cwd, written or {})
     except (OSError, ValueError, RecursionError):
         return None
@@ -463,6 +465,101 @@ def _tox_line(line: str, root: str) -> str:
     for _ in range(3):  # nested: {posargs:{env:X:}}
         line = _TOX_SUBSTITUTION.sub(sub, line)
     return line.strip()
+
+
+# -- just -------------------------------------------------------------------------------------
+
+_JUST_RECIPE = re.compile(r"^@?([A-Za-z_][\w-]*)((?:\s+[+*$]?[A-Za-z_][\w-]*(?:=\S+)?)*)\s*:(?!=)"
+                          r"([^#\n]*)")
+_JUST_ASSIGN = re.compile(r"^(?:export\s+)?([A-Za-z_][\w-]*)\s*:=\s*(['\"])(.*)\2\s*$")
+_JUST_VALUE_OPTIONS = frozenset({"-f", "--justfile", "-d", "--working-directory", "--set",
+                                 "--shell", "--shell-arg", "--dotenv-filename",
+                                 "--dotenv-path", "--color", "--command-color"})
+
+
+def _just(args: tuple[str, ...], cwd: str,
+          written: Mapping[str, str]) -> list[tuple[str, str, str]] | None:
+    """The recipes a ``just`` call runs (the named ones, else the first) with their
+    dependencies first: each body line a shell command, ``{{name}}`` replaced by the
+    justfile's string variable (a recipe parameter stays a variable). A recipe with a ``#!``
+    line runs as a script of that language and is not read here."""
+    justfile, directory, words = None, cwd, []
+    k = 0
+    while k < len(args):
+        x = args[k]
+        k += 1
+        if x in ("-n", "--dry-run", "-l", "--list", "--summary", "--show", "-s", "--evaluate",
+                 "--dump", "--choose", "--help", "-h", "--version", "-V", "--fmt", "--init"):
+            return []
+        if x in _JUST_VALUE_OPTIONS:
+            value = args[k] if k < len(args) else ""
+            k += 2 if x == "--set" else 1
+            if x in ("-f", "--justfile"):
+                justfile = os.path.join(cwd, value)
+            elif x in ("-d", "--working-directory"):
+                directory = os.path.join(cwd, value)
+            continue
+        if not x.startswith("-"):
+            words.append(x)
+    if justfile is None:
+        justfile = next((os.path.join(cwd, n) for n in ("justfile", "Justfile", ".justfile")
+                         if os.path.isfile(os.path.join(cwd, n))
+                         or os.path.normpath(os.path.join(cwd, n)) in written), None)
+    text = _read(justfile, written) if justfile else None
+    if text is None:
+        return None
+    variables: dict[str, str] = {}
+    recipes: dict[str, tuple[list[str], list[str], list[str]]] = {}  # deps, params, body
+    order: list[str] = []
+    current: str | None = None
+    for line in text.split("\n"):
+        if line[:1] in (" ", "\t") and current is not None:
+            if line.strip():
+                recipes[current][2].append(line.strip())
+            continue
+        current = None
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "[", "set ", "import ", "mod ", "alias ")):
+            continue
+        m = _JUST_ASSIGN.match(stripped)
+        if m:
+            variables[m.group(1)] = m.group(3)
+            continue
+        m = _JUST_RECIPE.match(stripped)
+        if m:
+            current = m.group(1)
+            params = [re.split(r"[=]", p.lstrip("+*$"))[0] for p in m.group(2).split()]
+            deps = [d for d in re.findall(r"\(?([A-Za-z_][\w-]*)", m.group(3))]
+            recipes[current] = (deps, params, [])
+            order.append(current)
+    chosen = [w for w in words if w in recipes][:1] or order[:1]
+    if words and words[0] in recipes:  # `just a b`: b is a parameter of a, or a recipe
+        chosen = [words[0]] + ([w for w in words[1:] if w in recipes]
+                               if not recipes[words[0]][1] else [])
+    out: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+
+    def visit(name: str, depth: int) -> None:
+        if name in seen or name not in recipes or depth > 50 or len(out) >= MAX_COMMANDS:
+            return
+        seen.add(name)
+        deps, params, body = recipes[name]
+        for dep in deps:
+            visit(dep, depth + 1)
+        if body and body[0].startswith("#!"):
+            return  # a script recipe in its own language
+        for line in body:
+            command = re.sub(r"\{\{\s*([A-Za-z_][\w-]*)\s*\}\}",
+                             lambda m: variables.get(m.group(1), "${" + re.sub(
+                                 r"\W", "_", m.group(1)) + "}"), line)
+            command = re.sub(r"\{\{[^}]*\}\}", "$UNKNOWN_JUST_VALUE", command).lstrip("@-")
+            if command.strip() and not command.lstrip().startswith("#"):
+                out.append((f"the recipe `{name}` in {os.path.basename(justfile)}", directory,
+                            command.strip()))
+
+    for name in chosen:
+        visit(name, 0)
+    return out
 
 
 # -- files a tool runs on its own -------------------------------------------------------------
