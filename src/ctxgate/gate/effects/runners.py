@@ -37,7 +37,8 @@ from collections.abc import Iterator, Mapping
 __all__ = ["AUTORUNNERS", "MAX_BYTES", "TASK_RUNNERS", "autorun_files", "task_commands"]
 
 MAX_BYTES = 256 * 1024
-"""A package.json or makefile larger than this (UTF-8 bytes on disk) is not read."""
+"""A file larger than this (UTF-8 bytes on disk) is not read: a package.json, a makefile, and
+every script the shell rules read (:func:`ctxgate.gate.effects.shell.read_script`)."""
 MAX_COMMANDS = 200
 """At most this many commands are returned per call (a makefile's recipes can be many)."""
 TASK_RUNNERS = frozenset({"npm", "yarn", "pnpm", "make", "gmake", "tox", "just"})
@@ -82,15 +83,14 @@ def task_commands(program: str, args: tuple[str, ...], cwd: str,
 
 
 def _read(path: str, written: Mapping[str, str] | None = None) -> str | None:
+    """The text the same command writes to ``path`` first, else the file on disk
+    (:func:`ctxgate.gate.effects.shell.read_script`: a regular file of at most
+    :data:`MAX_BYTES`)."""
+    from ctxgate.gate.effects.shell import read_script
+
     if written and os.path.normpath(path) in written:
         return written[os.path.normpath(path)][:MAX_BYTES]
-    try:
-        if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
-            return None
-        with open(path, "rb") as fh:
-            return fh.read(MAX_BYTES + 1).decode("utf-8", errors="replace")
-    except OSError:
-        return None
+    return read_script(path, os.path.dirname(path) or ".")
 
 
 # -- npm, yarn, pnpm -------------------------------------------------------------------------

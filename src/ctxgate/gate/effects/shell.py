@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, most_severe
 from ctxgate.gate.effects.paths import Action, classify_path
-from ctxgate.gate.effects.runners import AUTORUNNERS, TASK_RUNNERS
+from ctxgate.gate.effects.runners import AUTORUNNERS, MAX_BYTES, TASK_RUNNERS
 
 __all__ = ["Analysis", "Finding", "analyse", "path_finding", "read_script",
            "recoverable_writes", "shell_effect"]
@@ -513,7 +513,7 @@ def script_runner(body: str, name: str = "") -> str:
     return re.sub(r"[\d.]+$", "", prog) or prog or "sh"
 
 
-_SCRIPT_MAX_BYTES = 256 * 1024
+_SCRIPT_MAX_BYTES = MAX_BYTES
 """A script file larger than this (UTF-8 bytes on disk) is not read: the run stays unknown."""
 _VALUE_OPTIONS = frozenset({"-W", "-X", "-Q", "-r", "--require", "--import", "--loader",
                             "-I", "-M", "-x"})
