@@ -180,6 +180,8 @@ _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _MAKE_VALUE_OPTIONS = frozenset({"--directory", "--file",
                                  "--makefile", "--include-dir", "--old-file", "--new-file",
                                  "--what-if", "--assume-old", "--assume-new"})
+_MAKE_LONG = {"--directory": "C", "--file": "f", "--makefile": "f"}
+"""Long options that are ``-C``/``-f`` under another name."""
 _MAKE_DRY = frozenset({"--dry-run", "--just-print", "--recon", "--question",
                        "--print-data-base", "--version", "--help"})
 _BUILTIN_VARIABLES = {"RM": "rm -f", "MAKE": "make", "CC": "cc", "CXX": "g++", "CPP": "cc -E",
@@ -199,43 +201,42 @@ def _make(args: tuple[str, ...], cwd: str,
     while k < len(args):
         x = args[k]
         k += 1
+        option, value, given = None, "", False
         if x.startswith("--"):
             name, eq, value = x.partition("=")
+            given = bool(eq)
             if name in _MAKE_DRY:
                 return []  # prints or asks: runs no recipe
-            if name in _MAKE_VALUE_OPTIONS:
-                if not eq:
-                    if k >= len(args):
-                        return None
-                    value, k = args[k], k + 1
-                if name == "--directory":
-                    directory = os.path.join(directory, os.path.expanduser(value))
-                elif name in ("--file", "--makefile"):
-                    makefile = value
-            continue
-        if x.startswith("-") and len(x) > 1:
+            if name not in _MAKE_VALUE_OPTIONS:
+                continue
+            option = _MAKE_LONG.get(name, name)
+        elif x.startswith("-") and len(x) > 1:
             for i, c in enumerate(x[1:], start=1):
                 if c in "nqpvh":
                     return []
                 if c in "jl":
                     break  # an optional number follows
                 if c in "CfIoW":
-                    value = x[i + 1:]
-                    if not value:
-                        if k >= len(args):
-                            return None
-                        value, k = args[k], k + 1
-                    if c == "C":
-                        directory = os.path.join(directory, os.path.expanduser(value))
-                    elif c == "f":
-                        makefile = value
+                    option, value = c, x[i + 1:]
+                    given = bool(value)
                     break
-            continue
-        name, eq, value = x.partition("=")
-        if eq and re.fullmatch(r"[A-Za-z_][\w.-]*[:+?]?", name):
-            overrides[name.rstrip(":+?")] = value
+            if option is None:
+                continue
         else:
-            targets.append(x)
+            name, eq, value = x.partition("=")
+            if eq and re.fullmatch(r"[A-Za-z_][\w.-]*[:+?]?", name):
+                overrides[name.rstrip(":+?")] = value
+            else:
+                targets.append(x)
+            continue
+        if not given:  # the option's value is the next word
+            if k >= len(args):
+                return None
+            value, k = args[k], k + 1
+        if option == "C":
+            directory = os.path.join(directory, os.path.expanduser(value))
+        elif option == "f":
+            makefile = value
     if makefile is None:
         found = next((m for m in _MAKEFILES if os.path.isfile(os.path.join(directory, m))
                       or os.path.normpath(os.path.join(directory, m)) in written), None)
