@@ -93,17 +93,9 @@ _SESSION_RUN = re.compile(r"\bsession\.(?:run|run_always|run_install)\(\s*("
 def _session_runs(code: str) -> list[str]:
     """The commands of nox's ``session.run("rm", "-rf", "build")``: its leading literal
     string arguments, joined as a command line."""
-    import shlex
-
-    out = []
-    for m in _SESSION_RUN.finditer(code):
-        try:
-            words = ast.literal_eval("(" + m.group(1).rstrip().rstrip(",") + ",)")
-        except (ValueError, SyntaxError):
-            continue
-        if words and all(isinstance(w, str) for w in words):
-            out.append(shlex.join(words))
-    return out
+    commands = (_literal_command("(" + m.group(1).rstrip().rstrip(",") + ",)")
+                for m in _SESSION_RUN.finditer(code))
+    return [c for c in commands if c is not None]
 
 
 def _rust_commands(code: str) -> list[str]:

@@ -529,8 +529,8 @@ def _just(args: tuple[str, ...], cwd: str,
         m = _JUST_RECIPE.match(stripped)
         if m:
             current = m.group(1)
-            params = [re.split(r"[=]", p.lstrip("+*$"))[0] for p in m.group(2).split()]
-            deps = [d for d in re.findall(r"\(?([A-Za-z_][\w-]*)", m.group(3))]
+            params = [p.lstrip("+*$").split("=")[0] for p in m.group(2).split()]
+            deps = re.findall(r"\(?([A-Za-z_][\w-]*)", m.group(3))
             recipes[current] = (deps, params, [])
             order.append(current)
     chosen = [w for w in words if w in recipes][:1] or order[:1]
@@ -544,7 +544,7 @@ def _just(args: tuple[str, ...], cwd: str,
         if name in seen or name not in recipes or depth > 50 or len(out) >= MAX_COMMANDS:
             return
         seen.add(name)
-        deps, params, body = recipes[name]
+        deps, _params, body = recipes[name]
         for dep in deps:
             visit(dep, depth + 1)
         if body and body[0].startswith("#!"):
