@@ -13,7 +13,17 @@ lose data or leave the machine, each a finding with the line it is on:
   ``os.system("…")``, ``subprocess.run("…"/[…])`` and Rust's ``Command::new("…").arg(…)``
   are judged by the shell parser;
 - SQL: a string literal holding a statement that loses data (``DELETE FROM …``) is judged by
-  :mod:`.sql`.
+  :mod:`.sql`;
+- writes, moves and copies to a literal path (``open("f", "w")``, ``fs.writeFileSync("f")``,
+  ``File.write``, ``file_put_contents``, Perl's ``open(FH, ">f")``, ``os.rename``,
+  ``shutil.move``) → the path rules, as for a redirection or ``mv`` (a computed path is not a
+  finding: scripts write their results where they compute them);
+- ``os.exec*``/``os.spawn*`` argument lists; in Perl, Ruby and PHP also backticks, ``qx``
+  and ``system "…"`` without parentheses; Perl's ``unlink glob "*"``; a delete function
+  handed on as a value (``map(os.unlink, …)``);
+- a raw socket to a literal host that is not this machine → external;
+- code that decodes a literal and runs it (``exec(base64.b64decode(…))``, PHP's
+  ``eval(base64_decode(…))``) → untrusted code, and what the literal decodes to is scanned.
 
 Code with no finding gives ``None``: the decision model judges it (most code only computes).
 """
@@ -24,6 +34,7 @@ import ast
 import re
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, combine
+from ctxgate.gate.effects.paths import Action
 
 __all__ = ["code_effect"]
 
@@ -47,6 +58,66 @@ _SPAWN = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_ca
 _RUST_COMMAND = re.compile(r"\bCommand::new\(\s*\"((?:\\.|[^\"\\])*)\"\s*\)([^;]*)", re.S)
 _RUST_ARG = re.compile(r"\.arg\(\s*\"((?:\\.|[^\"\\])*)\"\s*\)|\.args\(\s*&?\s*(?:vec!)?\[([^\]]*)\]")
 _RUST_STRING = re.compile(r"\"((?:\\.|[^\"\\])*)\"")
+_EXEC_FAMILY = re.compile(r"\bos\.(?:exec|spawn|posix_spawn)\w*\(\s*(?:os\.P_\w+\s*,\s*)?"
+                          r"[rbu]?(['\"])[^'\"\n]{1,200}\1\s*,\s*(\[[^\]]*\]|\([^)]*\))")
+"""``os.execvp("rm", ["rm", "-rf", "x"])``, ``os.spawnlp(os.P_WAIT, …)``: the argument list
+is the command (its first word is the program's name as it sees it)."""
+_BARE_SPAWN = re.compile(r"(?<![\w.$@>:])(?:system|exec)\s+(['\"])((?:\\.|(?!\1).)+)\1"
+                         r"|`([^`\n]+)`|\bqx\s*(?:\{([^}]*)\}|\(([^)]*)\)|\[([^\]]*)\]|"
+                         r"<([^>]*)>|([|/!])(.*?)\8)", re.S)
+"""Perl's, Ruby's and PHP's other ways to run a command: ``system "…"`` without parentheses,
+backticks and ``qx{…}`` (read only for those languages: elsewhere backticks quote)."""
+_BACKTICK_LANGUAGES = frozenset({"perl", "ruby", "php"})
+_BARE_UNLINK = re.compile(r"(?<![\w.$@>:])unlink\s+(?=[$@\"'<]|glob\b)|"
+                          r"\b(?:os\.(?:remove|unlink|rmdir|removedirs)|shutil\.rmtree)\b(?!\s*\()")
+"""Deletes without a call's parentheses: Perl's ``unlink glob "*"``/``unlink $f``, and a
+delete function handed on as a value (``map(os.unlink, files)``)."""
+_LIT = r"[rbu]?(?P<q>['\"`])(?P<path>[^'\"`\n]{1,400})(?P=q)"
+_WRITE_CALLS = tuple(re.compile(rx) for rx in (
+    r"\b(?:open|io\.open|codecs\.open)\(\s*" + _LIT +
+    r"\s*,\s*(?:mode\s*=\s*)?[rbu]?['\"](?P<mode>[rwaxbt+]{1,4})['\"]",
+    r"Path\(\s*" + _LIT + r"\s*\)\s*\.(?:write_text|write_bytes|open\(\s*['\"](?P<mode>[wa]))",
+    r"\b(?:fs(?:\.promises)?\.)?(?:writeFileSync|writeFile|createWriteStream|"
+    r"(?P<mode>append)FileSync|appendFile)\(\s*" + _LIT,
+    r"\bFile\.(?:write|open)\(\s*" + _LIT + r"(?:\s*,\s*['\"](?P<mode>[rwa])[b+]?['\"])?",
+    r"\bfile_put_contents\(\s*" + _LIT,
+    r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['\"](?P<mode>>>?)['\"]\s*,\s*" + _LIT,
+    r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['\"](?P<mode>>>?)\s*(?P<path>[^'\"\n>]{1,400})['\"]",
+))
+"""Writes to a literal path: Python's ``open("f", "w")``/``Path("f").write_text``, Node's
+``fs.writeFileSync("f")``, Ruby's ``File.write("f")``/``File.open("f", "w")``, PHP's
+``file_put_contents("f")``, Perl's ``open(my $fh, ">", "f")``/``open(FH, ">f")``. A computed
+path is not a finding (scripts write their results where they compute)."""
+_READ_CALL = re.compile(
+    r"\b(?:open|io\.open|codecs\.open|Path|readFileSync|readFile|File\.read|File\.readlines|"
+    r"IO\.read|file_get_contents)\(\s*" + _LIT)
+"""A literal path the code opens or reads (the mode is not looked at): written again, it is
+edited in place (read, changed, written back), as ``sed -i`` does."""
+_MOVE_CALL = re.compile(
+    r"\b(?:os\.(rename|replace)|shutil\.(move|copy|copy2|copyfile|copytree)|"
+    r"fs(?:\.promises)?\.(renameSync|rename|copyFileSync|copyFile|cpSync)|File\.(rename)|"
+    r"FileUtils\.(mv|cp|cp_r)|(?<![\w.$>])(rename|copy))\(\s*[rbu]?(['\"])([^'\"\n]{1,400})\7"
+    r"\s*,\s*[rbu]?(['\"])([^'\"\n]{1,400})\9")
+"""``os.rename("a", "b")``, ``shutil.move``/``copy``, ``fs.renameSync``, ``File.rename``,
+``FileUtils.mv``, PHP's ``rename``/``copy`` with literal paths: the destination is
+overwritten, and a move takes the source away."""
+_SOCKET_SEND = re.compile(
+    r"\b(?:create_connection|connect|connect_ex)\(\s*\(\s*[rbu]?(['\"])([^'\"\n]{1,253})\1|"
+    r"\bnet\.(?:connect|createConnection)\(\s*(?:\d+\s*,\s*)?(['\"])([^'\"\n]{1,253})\3|"
+    r"\b(?:TCPSocket|Socket)\.(?:new|open)\(\s*(['\"])([^'\"\n]{1,253})\5|"
+    r"\bfsockopen\(\s*(['\"])([^'\"\n]{1,253})\7")
+"""A raw connection to a literal host (Python ``socket``, Node ``net``, Ruby ``TCPSocket``,
+PHP ``fsockopen``): what is written to a non-local host leaves the machine."""
+_LOCAL_HOSTS = re.compile(r"^(?:localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0|)$", re.I)
+_DECODED_RUN = re.compile(
+    r"(?<![\w.])(?:exec|eval|compile)\s*\([^;\n]{0,80}?\b(?:b64decode|b32decode|b16decode|"
+    r"a85decode|b85decode|decodebytes|decompress|fromhex|unhexlify|decode|rot13|"
+    r"marshal\.loads)\b|"
+    r"\beval\s*\(?\s*(?:base64_decode|gzinflate|str_rot13|gzuncompress|atob|"
+    r"Buffer\.from)\b|\beval\s*\(?\s*(?:unpack|decode_base64|MIME::Base64)", re.I)
+"""Code that decodes a literal and runs it (``exec(base64.b64decode('…'))``, PHP's
+``eval(base64_decode(…))``, ``eval(atob(…))``): what it runs was hidden on purpose."""
+_B64_LITERAL = re.compile(r"(['\"])([A-Za-z0-9+/=\s]{16,}|[A-Za-z0-9_=-]{16,})\1")
 _SHELL_LINE = re.compile(r"^\s*!(.+)$", re.M)
 _SHELL_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\w+)\s*\n(.*)", re.S)
 _STRING = re.compile(r"(['\"])((?:\\.|(?!\1).){6,}?)\1", re.S)
@@ -122,12 +193,81 @@ def _rust_commands(code: str) -> list[str]:
     return out
 
 
+def _opened_for_reading(m: re.Match[str]) -> bool:
+    mode = m.groupdict().get("mode") or ""
+    if m.group(0).lstrip().startswith("File.open"):
+        return not mode or mode == "r"
+    return bool(mode) and not any(c in mode for c in "wax+>")
+
+
+def _writes(code: str, where: str, cwd: str) -> list[tuple[EffectClass, str]]:
+    """Findings of writes, moves and copies to literal paths (:data:`_WRITE_CALLS`,
+    :data:`_MOVE_CALL`), judged by the path rules like a redirection or ``mv``."""
+    from ctxgate.gate.effects.shell import path_finding
+
+    changes: list[tuple[str, str, Action]] = []
+    writes = [m for rx in _WRITE_CALLS for m in rx.finditer(code)
+              if not _opened_for_reading(m)]
+    starts = {m.start() for m in writes}
+    read = {m.group("path") for m in _READ_CALL.finditer(code) if m.start() not in starts}
+    for m in writes:
+        mode = m.groupdict().get("mode") or ""
+        call = m.group(0).strip()
+        action: Action = ("append" if "a" in mode or mode == ">>" else
+                          "modify" if "+" in mode and "w" not in mode or
+                          m.group("path") in read else "overwrite")
+        changes.append((call[:60], m.group("path"), action))
+    for m in _MOVE_CALL.finditer(code):
+        verb = next(g for g in m.groups()[:6] if g)
+        src, dst = m.group(8), m.group(10)
+        changes.append((m.group(0)[:60], dst, "overwrite"))
+        if verb in ("rename", "replace", "move", "renameSync", "mv"):
+            changes.append((m.group(0)[:60], src, "edit"))
+    out = []
+    for call, path, action in changes:
+        found = path_finding(f"{where} writes {path!r} (`{call}`)", path, action, cwd)
+        if found is not None and not found.guess:
+            out.append((found.effect, found.evidence))
+    return out
+
+
+def _hidden(code: str, where: str, cwd: str, depth: int) -> list[tuple[EffectClass, str]]:
+    """Code that decodes a literal and runs it (:data:`_DECODED_RUN`): what the literal
+    decodes to is scanned too, and the run itself is untrusted code whatever that shows."""
+    run = _DECODED_RUN.search(code)
+    if run is None:
+        return []
+    import base64
+    import binascii
+
+    out = [(EffectClass.UNTRUSTED_CODE,
+            f"{where} decodes code and runs it (`{run.group(0)}`): what runs was hidden "
+            "from reading")]
+    if depth >= 2:
+        return out
+    for m in _B64_LITERAL.finditer(code):
+        raw = re.sub(r"\s+", "", m.group(2))
+        try:
+            text = base64.b64decode(raw + "=" * (-len(raw) % 4),
+                                    altchars=b"-_" if "-" in raw or "_" in raw else None
+                                    ).decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        found = code_effect(text, where=f"{where} (decoded)", cwd=cwd, _depth=depth + 1)
+        if found is not None and found.effect.destructive:
+            out.append((found.effect, found.evidence))
+    return out
+
+
 def code_effect(code: str, *, where: str = "the code", cwd: str,
-                computed_deletes: bool = True) -> Effect | None:
+                computed_deletes: bool = True, language: str = "",
+                _depth: int = 0) -> Effect | None:
     """What running ``code`` visibly does (module docstring), or ``None``.
 
     ``computed_deletes=False``: a delete of a computed path is not a finding (a project's own
-    ``conftest.py`` or ``setup.py`` that cleans up after itself); literal paths still are."""
+    ``conftest.py`` or ``setup.py`` that cleans up after itself); literal paths still are.
+    ``language``: the interpreter (``perl``, ``ruby``, ``php`` also run backticks and
+    ``system "…"`` without parentheses)."""
     from ctxgate.gate.effects.shell import path_finding, shell_effect
     from ctxgate.gate.effects.sql import sql_effect
 
@@ -145,6 +285,19 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
             continue  # a computed path in code that makes temporary files: its own cleanup
         findings.append((EffectClass.LOCAL_IRREVERSIBLE,
                          f"{where} deletes files (`{call}`)"))
+    for m in _BARE_UNLINK.finditer(code):
+        if temporary or not computed_deletes:
+            continue
+        findings.append((EffectClass.LOCAL_IRREVERSIBLE,
+                         f"{where} deletes files (`{m.group(0).strip()}`)"))
+    findings.extend(_writes(code, where, cwd))
+    findings.extend(_hidden(code, where, cwd, _depth))
+    for m in _SOCKET_SEND.finditer(code):
+        host = next(g for g in m.groups()[1::2] if g is not None)
+        if not _LOCAL_HOSTS.match(host.strip("[]")):
+            findings.append((EffectClass.EXTERNAL,
+                             f"{where} opens a connection to {host} (`{m.group(0)[:60]}`): "
+                             "what it writes there leaves the machine"))
     for m in _NETWORK.finditer(code):
         findings.append((EffectClass.EXTERNAL,
                          f"{where} sends a request that changes a remote service "
@@ -157,6 +310,15 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
         literal = _literal_command(m.group(1))
         if literal is not None:
             commands.append(literal)
+    for m in _EXEC_FAMILY.finditer(code):
+        words = _literal_command(m.group(2))
+        if words is not None:
+            commands.append(words)
+    if language in _BACKTICK_LANGUAGES:
+        for m in _BARE_SPAWN.finditer(code):
+            spawned = next((g for g in m.groups()[1:] if g and g not in "|/!"), None)
+            if spawned is not None:
+                commands.append(spawned)
     commands.extend(_rust_commands(code))
     commands.extend(_session_runs(code))
     for command in commands:

@@ -246,13 +246,20 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         irreversible = "`git update-ref -d` deletes a ref"
     elif sub == "rm" and _has(rest, "-f", "--force"):
         irreversible = "`git rm -f` deletes files with uncommitted changes"
-    elif sub == "config" and len(words) >= 2 and words[0].lower() == "core.hookspath":
-        _hooks_path(a, words[1])
-        return
-    elif sub == "config" and len(words) >= 2 and _RUNS_COMMAND.match(words[0]):
-        value = words[1].lstrip("!") if words[0].lower().startswith("alias.") else words[1]
-        if not words[0].lower().startswith("alias.") or words[1].startswith("!"):
-            a.inner(f"`git config {words[0]}` plants a command git runs later", value)
+    elif sub == "config" and len(words) >= 2 and (words[0].lower() == "core.hookspath" or
+                                                  _RUNS_COMMAND.match(words[0])):
+        if words[0].lower() == "core.hookspath":
+            _hooks_path(a, words[1])
+        else:
+            value = words[1].lstrip("!") if words[0].lower().startswith("alias.") else words[1]
+            if not words[0].lower().startswith("alias.") or words[1].startswith("!"):
+                a.inner(f"`git config {words[0]}` plants a command git runs later", value)
+        if _has(rest, "--global", "--system"):  # and it outlives this repository
+            a.add(IRREVERSIBLE, f"`git config --global {words[0]}` changes the user's git "
+                                "configuration for every repository")
+            return
+        if words[0].lower() == "core.hookspath":
+            return
     elif sub == "config" and _has(rest, "--global", "--system") and len(words) >= 2:
         irreversible = "`git config --global` changes the user's git configuration"
     elif sub == "tag" and _has(rest, "-d", "--delete"):

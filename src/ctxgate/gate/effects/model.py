@@ -59,6 +59,10 @@ class EffectSource(StrEnum):
     TOOL_NAME = "tool_name"
     """Rules over an unknown tool's name, description and argument names (:mod:`.names`)."""
     LEARNED = "learned"
+    RULES_FAILED = "rules_failed"
+    """A rule raised an error on this call: it is judged destructive (a clear request still
+    runs it), never left to the model alone, since the rule that failed may be the one that
+    would have seen the harm (fail closed)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -51,7 +51,7 @@ from typing import Literal
 from ctxgate.gate.effects.model import EffectClass
 
 __all__ = ["Action", "PathEffect", "classify_path", "git_toplevel", "outside_working_tree",
-           "resolve_path"]
+           "resolve_path", "temp_dir"]
 
 Action = Literal["overwrite", "edit", "modify", "append", "delete", "create"]
 """``overwrite``: replace the whole file (``Write``, ``>``); ``edit``: a change that can be
@@ -145,7 +145,7 @@ def _system_dir(full: str) -> str | None:
     return None
 
 
-def _temp_dir(full: str) -> str | None:
+def temp_dir(full: str) -> str | None:
     """The temporary directory holding ``full`` (a resolved path), if any."""
     import tempfile
 
@@ -199,7 +199,7 @@ def classify_path(path: str, action: Action, *, cwd: str,
                                    "directory)")
     top = git_toplevel(_existing_dir(full))
     if top is None:
-        temp = _temp_dir(full)
+        temp = temp_dir(full)
         if temp is not None and action != "delete" and not os.path.lexists(full):
             return PathEffect(effect=recoverable,
                               evidence=f"{verb} {path}: creates a new file in the temporary "

@@ -409,6 +409,105 @@ def _coverage(a, seg) -> None:
     a.unknown.append(f"coverage {' '.join(words[:1])}".strip())
 
 
+def _extract_into(a, seg, dest: str, overwrites: bool) -> None:
+    """An archive unpacked into ``dest``: the files it holds replace files of the same name
+    there. Outside a working tree (``-C ~``, ``-d /etc``) that loses what they replace; into
+    a directory that does not exist yet, or a temporary one, nothing is replaced. Inside a
+    working tree the model judges, as before (which files it holds is not read here)."""
+    from ctxgate.gate.effects.paths import outside_working_tree, resolve_path, temp_dir
+
+    full = resolve_path(dest, a.cwd)
+    if not overwrites or full is None or not os.path.isdir(full) or \
+            temp_dir(os.path.join(full, "x")):
+        return  # replaces nothing, or a place the gate cannot expand (the model judges)
+    why = outside_working_tree(dest, a.cwd)
+    if why is not None:
+        a.add(IRREVERSIBLE, f"`{seg.program}` unpacks into {dest}, replacing files of the same "
+                            f"name: {why}")
+
+
+_TAR_EXTRACT = re.compile(r"^-?[A-Za-z]*x[A-Za-z]*$")
+
+
+def _tar(a, seg) -> None:
+    """``tar -x`` unpacks into ``-C DIR`` (else the working directory); ``--keep-old-files``
+    and ``--skip-old-files`` replace nothing. Other modes: the output option, as for a build."""
+    args = seg.args
+    first = args[0] if args else ""
+    extract = seg.has_option("--extract", "--get") or bool(
+        _TAR_EXTRACT.match(first) and not first.startswith("--")) or any(
+        re.fullmatch(r"-[A-Za-wyz]*x[A-Za-z]*", x) for x in args)
+    _output_options(a, seg)
+    if extract:
+        dests = _option_value(args, ("-C",), ("--directory",)) or ["."]
+        keeps = seg.has_option("-k", "--keep-old-files", "--skip-old-files")
+        _extract_into(a, seg, dests[-1], not keeps)
+    a.unknown.append(seg.program)
+
+
+def _unzip(a, seg) -> None:
+    """``unzip [-o] ARCHIVE [-d DIR]`` unpacks into DIR (else the working directory);
+    ``-l``/``-t``/``-v``/``-p``/``-c``/``-z``/``-Z`` only list, test or print, and ``-n``
+    replaces nothing."""
+    args = seg.args
+    flags = "".join(x[1:] for x in args if x.startswith("-") and not x.startswith("--"))
+    if set(flags) & set("ltvpczZ"):
+        return
+    dests = _option_value(args, ("-d",), ())
+    _extract_into(a, seg, dests[-1] if dests else ".", "n" not in flags)
+    a.unknown.append(seg.program)
+
+
+_VIM_SHELL = re.compile(r"(?:^|\|)\s*:*\s*(?:sil(?:ent)?!?\s*)?(?:[.$%,\d]*\s*)?"
+                        r"(?:w(?:rite)?|r(?:ead)?)?\s*!(?!\s*$)(.+)$", re.S)
+_VIM_CODE = re.compile(r"\b(?:py3?|python3?|pyx|lua|perl|ruby|mz|tcl|terminal|ter|source|so|"
+                       r"call|exe(?:cute)?)\b|system\s*\(|\bdelete\s*\(", re.I)
+
+
+def _editor(a, seg) -> None:
+    """An editor told what to do on the command line edits its files without a person:
+    ``vim -c ':%d|wq' f``, ``vim +'…' f``, ``vim -es < cmds f``, ``ed f <<< …``, ``emacs
+    --batch f --eval '…'``. Each file it is given is changed in place (the path rules judge
+    it); a shell escape in the commands (``:!rm …``, ``:w !sh``) is judged as a command, and
+    code the editor runs (``:py3``, ``:lua``, ``system()``, Lisp that deletes or spawns) is a
+    change the gate cannot read."""
+    prog, args = seg.program, seg.args
+    if prog in ("ed", "red", "ex"):
+        commands: list[str] = [r.target for r in seg.redirections if r.operator == "<<<"]
+        scripted = True
+        files = _operands(args, "p")
+    elif prog == "emacs":
+        scripted = any(x in ("--batch", "-batch", "--script", "-script") or
+                       x.startswith(("--eval", "-eval", "--load", "-l", "--funcall", "-f"))
+                       for x in args)
+        code = " ".join(_option_value(args, (), ("--eval", "-eval", "--load", "-l", "-f",
+                                                  "--funcall", "--script")))
+        if re.search(r"\b(?:delete-file|delete-directory|shell-command|call-process|"
+                     r"start-process|make-process|process-file)\b", code):
+            a.add(IRREVERSIBLE, f"`emacs` runs Lisp that deletes files or runs programs "
+                                f"({code[:60]})")
+        files = [x for x in _operands(args, "lf") if x not in code]
+        commands = []
+    else:  # vim, vi, nvim, view, gvim
+        commands = _option_value(args, ("-c", "-S"), ("--cmd",))
+        commands += [x[1:] for x in args if x.startswith("+") and len(x) > 1]
+        scripted = bool(commands) or any(x in ("-e", "-es", "-E", "-Es", "-s") for x in args)
+        files = [x for x in _operands(args, "cSsTuUwWioqrt") if not x.startswith("+")]
+    if not scripted:
+        a.unknown.append(prog)  # an interactive editor waits for a person
+        return
+    for cmd in commands:
+        m = _VIM_SHELL.search(cmd)
+        if m:
+            a.inner(f"`{prog}` runs a shell command", m.group(1).split("|")[0].strip())
+        elif prog not in ("ed", "red") and _VIM_CODE.search(cmd):
+            a.add(IRREVERSIBLE, f"`{prog}` runs code in the editor ({cmd[:60]})")
+    for word in files:
+        for p in _expand(a.cwd, word):
+            a.path(f"`{prog}` edits {p} without a person", p, "modify")
+    a.unknown.append(prog)
+
+
 _PERL_EXPRESSION = re.compile(r"^(?:s|y|tr)(\W).*\1|^\$_\s*=|^\$_\s*=~|^lc$|^uc$")
 
 
@@ -718,7 +817,7 @@ def _git_rule(a, seg) -> None:
 
 
 _BUILDERS = ("gcc", "cc", "g++", "clang", "clang++", "ld", "pandoc", "go", "rustc", "zip",
-             "gzip", "tar", "convert", "ffmpeg", "openssl", "javac", "nasm", "pg_dump",
+             "gzip", "convert", "ffmpeg", "openssl", "javac", "nasm", "pg_dump",
              "mysqldump", "jar")
 """Builds and archivers: their output option is a finding, and they do more than that."""
 
@@ -735,6 +834,9 @@ _RULES: dict[str, Callable] = {
     **dict.fromkeys(("cp", "mv", "install", "ln", "rsync", "scp"), _copy),
     "touch": _touch, "mkdir": _mkdir, "rename": _rename, "file-rename": _rename,
     "coverage": _coverage,
+    "tar": _tar, "bsdtar": _tar, "unzip": _unzip,
+    **dict.fromkeys(("vim", "vi", "nvim", "view", "gvim", "ex", "ed", "red", "emacs"),
+                    _editor),
     "prename": _rename, "perl-rename": _rename,
     **dict.fromkeys(("chmod", "chown", "chgrp", "setfacl"), _chmod),
     "truncate": _truncate, "dd": _dd,

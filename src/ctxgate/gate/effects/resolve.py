@@ -31,7 +31,7 @@ from ctxgate.gate.effects.annotations import AnnotationStore, annotation_effect,
 from ctxgate.gate.effects.config import config_effect
 from ctxgate.gate.effects.executed import executed_argument, executed_effect
 from ctxgate.gate.effects.harness import SHELL_TOOL_NAMES, harness_effect
-from ctxgate.gate.effects.model import Effect
+from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource
 from ctxgate.gate.effects.names import name_effect
 from ctxgate.gate.policy import GatePolicy
 
@@ -56,10 +56,13 @@ def resolve_effect(tool: str, arguments: Any, *, policy: GatePolicy, cwd: str | 
     cwd = cwd or os.getcwd()
     try:
         return _resolve(tool, arguments, policy, cwd, server, annotations)
-    except Exception as exc:  # noqa: BLE001 - a rule bug must not crash or allow: model decides
-        log.warning("tool gate: the effect rules failed on %s (%s: %s); the model decides",
+    except Exception as exc:  # noqa: BLE001 - a rule bug must not crash or allow
+        log.warning("tool gate: the effect rules failed on %s (%s: %s); judged destructive",
                     tool, type(exc).__name__, exc)
-        return None
+        return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.RULES_FAILED,
+                      evidence=f"the effect rules failed on this call ({type(exc).__name__}: "
+                               f"{str(exc)[:120]}); it runs only when clearly requested — "
+                               "please report the call")
 
 
 def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None:

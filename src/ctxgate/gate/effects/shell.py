@@ -375,15 +375,16 @@ def _inline_code(args: tuple[str, ...]) -> str | None:
     return None
 
 
-def _code(a: Analysis, construct: str, code: str) -> None:
+def _code(a: Analysis, construct: str, code: str, language: str = "") -> None:
     """Code a non-shell interpreter runs: its visible deletes, network writes, spawned
     commands and destructive SQL are findings (:mod:`.code`); the rest stays unknown, so the
     model judges what the scan does not see."""
     from ctxgate.gate.effects.code import code_effect
 
-    found = code_effect(code, where=construct, cwd=a.cwd)
-    if found is not None:
-        a.add(found.effect, found.evidence)
+    found = code_effect(code, where=construct, cwd=a.cwd, language=language)
+    for line in found.details if found is not None else ():
+        kind, _, evidence = line.partition(": ")  # every finding, not only the worst's first
+        a.add(EffectClass(kind), evidence)
     if found is None or not found.effect.destructive:
         a.unknown.append(construct)
 
@@ -416,7 +417,7 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
         if code is None:
             a.unknown.append(seg.program)
         else:
-            _code(a, f"`{seg.program}` code", code)
+            _code(a, f"`{seg.program}` code", code, seg.program)
         return
     if not stdin:
         # runs a script file: still unknown (a scan that finds nothing proves nothing), but
@@ -437,7 +438,7 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
         if seg.program in _SHELLS | _SCHEDULERS or seg.program in (".", "source"):
             a.inner(construct, body)
         else:
-            _code(a, construct, body)
+            _code(a, construct, body, seg.program)
 
     for r in seg.redirections:
         if r.operator == "<<<":
@@ -658,7 +659,7 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
                 if f.effect.destructive:
                     a.add(f.effect, f"{where}: {f.evidence}")
             continue
-        found = code_effect(body, where=where, cwd=a.cwd)
+        found = code_effect(body, where=where, cwd=a.cwd, language=program)
         if found is not None and found.effect.destructive:
             a.add(found.effect, found.evidence)
 

