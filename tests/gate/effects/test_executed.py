@@ -183,3 +183,14 @@ def test_a_tool_known_by_its_mcp_servers_program_is_judged_through_the_gate(
     bad = replace(call, arguments={"args": "delete namespace prod"}, cwd=str(tmp_path))
     assert gate.decide_sync(bad, user_request="summarise the README").outcome == "deny"
     assert gate.full_views_for(call.tool, call.arguments, server=call.server) == ("/args",)
+
+
+def test_destructive_sql_under_any_argument_name_of_a_database_tool() -> None:
+    assert executed_argument("query", {"q": "DELETE FROM users"}) == (
+        "sql", "q", "DELETE FROM users")
+    assert executed_argument("mcp__pg__run", {"text": "DROP TABLE t"}) == (
+        "sql", "text", "DROP TABLE t")
+    # a read under such a name is not claimed read-only (the classifier and model judge)
+    assert executed_argument("query", {"q": "SELECT 1"}) is None
+    # nor is a tool whose name names no database
+    assert executed_argument("search_notes", {"q": "DELETE FROM users"}) is None

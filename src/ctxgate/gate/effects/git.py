@@ -264,6 +264,11 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         irreversible = "`git config --global` changes the user's git configuration"
     elif sub == "tag" and _has(rest, "-d", "--delete"):
         irreversible = "`git tag -d` deletes a tag"
+    elif sub == "worktree" and words[:1] == ["remove"] and _has(rest, "-f", "--force"):
+        irreversible = "`git worktree remove --force` deletes a worktree with its uncommitted " \
+                       "changes"
+    elif sub == "submodule" and words[:1] == ["foreach"] and len(words) > 1:
+        a.inner("`git submodule foreach` runs in every submodule", " ".join(words[1:]))
     if irreversible and sub in ("checkout", "restore"):
         clean = _nothing_to_discard(a.cwd, sub, rest, words)
         if clean:

