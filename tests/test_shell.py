@@ -295,3 +295,18 @@ def test_single_quoted_text_is_never_a_program(text: str) -> None:
     cmd = f"echo '{text}'"
     for flag in (True, False):
         assert parse_command(cmd, use_bashlex=flag).programs == ("echo",)
+
+
+def test_ansi_c_quoting_is_decoded_as_bash_decodes_it() -> None:
+    from ctxgate.shell import parse_command
+    from ctxgate.shell.scanner import ansi_c
+
+    assert ansi_c(r"\x72\x6d \162\155 \u00e9 \t\n \cA \q") == "rm rm \u00e9 \t\n \x01 \\q"
+    for command in (r"$'\x72\x6d' -rf x", r"r$'\x6d' -rf x"):
+        (seg,) = parse_command(command).segments
+        assert seg.program == "rm" and seg.args == ("-rf", "x"), seg
+    (seg,) = parse_command("cat <<< $'a\\nb'").segments
+    assert seg.redirections[0].target == "a\nb"
+    # the fallback scanner decodes too
+    (seg,) = parse_command(r"$'\x72\x6d' -rf x", use_bashlex=False).segments
+    assert seg.program == "rm"

@@ -159,7 +159,7 @@ class _Scanner:
                 end = self.i + 2
                 while end < len(s) and s[end] != "'":
                     end += 2 if s[end] == "\\" else 1
-                out.append(s[self.i + 2:end])
+                out.append(ansi_c(s[self.i + 2:end]))
                 self.i = end + 1
                 quoted = True
                 continue
@@ -290,3 +290,81 @@ def backtick_end(s: str, j: int) -> int | None:
     while j < len(s) and s[j] != "`":
         j += 2 if s[j] == "\\" else 1
     return j + 1 if j < len(s) else None
+
+
+_ANSI_SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
+                "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_NUMERIC = re.compile(r"([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|"
+                           r"U([0-9A-Fa-f]{1,8})|c(.)", re.S)
+
+
+def ansi_c(body: str) -> str:
+    """The text of bash's ANSI-C quoting ``$'…'`` (``body`` without the quotes): ``\\n``,
+    ``\\t``, ``\\x72``, ``\\162``, ``\\u00e9``, ``\\cX`` … decoded as bash decodes them, so
+    ``$'\\x72\\x6d'`` is judged as ``rm``. An unknown escape stays as written."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\" or i + 1 >= len(body):
+            out.append(c)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ANSI_SIMPLE:
+            out.append(_ANSI_SIMPLE[nxt])
+            i += 2
+            continue
+        m = _ANSI_NUMERIC.match(body, i + 1)
+        if m is None:
+            out.append(c + nxt)
+            i += 2
+            continue
+        octal, hx, u4, u8, ctl = m.groups()
+        if ctl is not None:
+            out.append(chr(ord(ctl.upper()) ^ 0x40) if ctl != "?" else "\x7f")
+        else:
+            code = int(octal, 8) if octal else int(hx or u4 or u8, 16)
+            out.append(chr(code) if code < 0x110000 and not 0xD800 <= code < 0xE000 else "?")
+        i = m.end()
+    return "".join(out)
+
+
+def dequote_word(text: str) -> str:
+    """The value of one shell word as written (quotes removed, ``$'…'`` decoded, expansions
+    left as written): bashlex keeps ``$'…'`` undecoded, so the walker asks here for words that
+    hold one."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            if i + 1 < len(text) and text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+        elif c == "'":
+            end = text.find("'", i + 1)
+            end = len(text) if end == -1 else end
+            out.append(text[i + 1:end])
+            i = end + 1
+        elif c == "$" and text.startswith("$'", i):
+            end = i + 2
+            while end < len(text) and text[end] != "'":
+                end += 2 if text[end] == "\\" else 1
+            out.append(ansi_c(text[i + 2:end]))
+            i = end + 1
+        elif c == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                if text[i] == "\\" and i + 1 < len(text):
+                    nxt = text[i + 1]
+                    out.append(nxt if nxt in '"\\$`' else ("" if nxt == "\n" else "\\" + nxt))
+                    i += 2
+                else:
+                    out.append(text[i])
+                    i += 1
+            i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ctxgate.shell.model import Redirection, _Acc
+from ctxgate.shell.scanner import dequote_word
 from ctxgate.shell.wrappers import _segment
 
 
@@ -33,6 +34,13 @@ class _BashlexWalker:
         elif kind == "redirect":
             self.redirect(node, context)
 
+    def value(self, node) -> str:
+        """A word's value: bashlex's, except that ``$'…'`` (which bashlex leaves undecoded,
+        ``$'\\x72m'`` → ``$x72m``) is decoded as bash decodes it."""
+        start, end = node.pos
+        written = self.source[start:end]
+        return dequote_word(written) if "$'" in written else node.word
+
     def scan_word(self, node, context: str) -> None:
         for part in getattr(node, "parts", []) or []:
             if part.kind in ("commandsubstitution", "processsubstitution"):
@@ -49,7 +57,7 @@ class _BashlexWalker:
         mine: list[Redirection] = []
         for part in node.parts:
             if part.kind in ("word", "assignment"):
-                words.append(part.word)
+                words.append(self.value(part))
                 self.scan_word(part, context)
             elif part.kind == "redirect":
                 mine.append(self.redirect(part, context))
@@ -65,7 +73,7 @@ class _BashlexWalker:
         if isinstance(out, int):
             target = str(out)
         else:
-            target = out.word
+            target = self.value(out)
             self.scan_word(out, context)
         fd = node.input if isinstance(node.input, int) else None
         made = Redirection(operator=node.type, target=target, fd=fd)

@@ -53,7 +53,8 @@ _NETWORK = re.compile(
     r"\b(?:urlopen|Request)\s*\([^\n]*\bdata\s*=|"
     r"\.request\s*\(\s*['\"](POST|PUT|PATCH|DELETE)['\"]", re.I)
 _SPAWN = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|"
-                    r"check_output|Popen)|execSync|spawnSync|exec|system)\s*\(\s*(\[[^\]]*\]|"
+                    r"check_output|Popen)|execSync|spawnSync|exec|system|os\.execute|io\.popen)"
+                    r"\s*\(\s*(\[[^\]]*\]|"
                     r"[rbuf]?(['\"]).*?\2)", re.S)
 _RUST_COMMAND = re.compile(r"\bCommand::new\(\s*\"((?:\\.|[^\"\\])*)\"\s*\)([^;]*)", re.S)
 _RUST_ARG = re.compile(r"\.arg\(\s*\"((?:\\.|[^\"\\])*)\"\s*\)|\.args\(\s*&?\s*(?:vec!)?\[([^\]]*)\]")
@@ -68,10 +69,17 @@ _BARE_SPAWN = re.compile(r"(?<![\w.$@>:])(?:system|exec)\s+(['\"])((?:\\.|(?!\1)
 """Perl's, Ruby's and PHP's other ways to run a command: ``system "…"`` without parentheses,
 backticks and ``qx{…}`` (read only for those languages: elsewhere backticks quote)."""
 _BACKTICK_LANGUAGES = frozenset({"perl", "ruby", "php"})
-_BARE_UNLINK = re.compile(r"(?<![\w.$@>:])unlink\s+(?=[$@\"'<]|glob\b)|"
+_BARE_UNLINK = re.compile(r"(?<![\w.$@>:])(?:unlink|rmtree|remove_tree)\s+(?=[$@\"'<]|glob\b)|"
+                          r"(?<![\w.$@>:-])file\s+delete\b|"
                           r"\b(?:os\.(?:remove|unlink|rmdir|removedirs)|shutil\.rmtree)\b(?!\s*\()")
-"""Deletes without a call's parentheses: Perl's ``unlink glob "*"``/``unlink $f``, and a
-delete function handed on as a value (``map(os.unlink, files)``)."""
+"""Deletes without a call's parentheses: Perl's ``unlink glob "*"``/``rmtree $dir``, Tcl's
+``file delete``, and a delete function handed on as a value (``map(os.unlink, files)``)."""
+_ENV_SENT = re.compile(
+    r"\b(?:urlopen|Request|requests\.\w+|httpx\.\w+|session\.\w+|fetch|axios(?:\.\w+)?|"
+    r"https?\.(?:get|request)|Net::HTTP\.\w+|URI\.open|curl_init|file_get_contents)\s*\("
+    r"[^;\n]{0,300}?(?:os\.environ|os\.getenv|getenv\(|process\.env|ENV\[|\$ENV\{|\$_ENV)")
+"""A request whose URL or body takes an environment variable (``urlopen(url +
+os.environ["AWS_SECRET_ACCESS_KEY"])``): a read that carries the machine's secrets out."""
 _LIT = r"[rbu]?(?P<q>['\"`])(?P<path>[^'\"`\n]{1,400})(?P=q)"
 _WRITE_CALLS = tuple(re.compile(rx) for rx in (
     r"\b(?:open|io\.open|codecs\.open)\(\s*" + _LIT +
@@ -298,6 +306,9 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
             findings.append((EffectClass.EXTERNAL,
                              f"{where} opens a connection to {host} (`{m.group(0)[:60]}`): "
                              "what it writes there leaves the machine"))
+    for m in _ENV_SENT.finditer(code):
+        findings.append((EffectClass.EXTERNAL, f"{where} sends an environment variable to a "
+                                               f"server (`{m.group(0)[:70]}`)"))
     for m in _NETWORK.finditer(code):
         findings.append((EffectClass.EXTERNAL,
                          f"{where} sends a request that changes a remote service "

@@ -52,11 +52,14 @@ _GLOBAL_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--names
                                 "--exec-path", "--config-env", "--super-prefix"})
 
 
+_CONFIG_VALUE_OPTIONS = frozenset({"-f", "--file", "--blob", "--type", "--default",
+                                   "--comment", "--value", "--url"})
 _RUNS_COMMAND = re.compile(
     r"(?i)^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass)|sequence\.editor|"
     r"diff\.external|credential\.helper|gpg\.program|gpg\.\w+\.program|alias\.\S+|"
     r"pager\.\S+|(diff|merge|filter)\.\S+\.(textconv|command|driver|clean|smudge|process)|"
-    r"uploadpack\.packobjectshook|protocol\.\S+\.allow)$")
+    r"uploadpack\.packobjectshook|protocol\.\S+\.allow|submodule\.\S+\.update|"
+    r"core\.gitproxy|sendemail\.\S*cmd|web\.browser|browser\.\S+\.cmd|man\.\S+\.cmd)$")
 """Configuration keys whose value is a command git runs later (or, for aliases starting with
 ``!``, when the alias is used): setting one plants code."""
 
@@ -201,6 +204,13 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         a.unknown.append(f"git {sub}")
         return
     words = [x for x in rest if not x.startswith("-")]
+    if sub == "config":  # the values of -f FILE, --type T … are not the key
+        words = [x for k, x in enumerate(rest) if not x.startswith("-") and not (
+            k and rest[k - 1] in _CONFIG_VALUE_OPTIONS)]
+        if len(words) >= 2 or _has(rest, "--unset", "--unset-all", "--remove-section",
+                                   "--rename-section", "--add", "--replace-all"):
+            for file in _option_value(tuple(rest), ("-f",), ("--file",)):
+                a.path(f"`git config --file {file}`", file, "modify")
     if sub == "push":
         force = [x for x in rest if x in ("-f", "--force", "--mirror", "--delete", "-d",
                                           "--prune") or x.startswith(("--force", "--mirror"))]
@@ -251,8 +261,10 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         if words[0].lower() == "core.hookspath":
             _hooks_path(a, words[1])
         else:
-            value = words[1].lstrip("!") if words[0].lower().startswith("alias.") else words[1]
-            if not words[0].lower().startswith("alias.") or words[1].startswith("!"):
+            # an alias or a submodule's update is a command only after `!`
+            bang = words[0].lower().startswith(("alias.", "submodule."))
+            value = words[1].lstrip("!") if bang else words[1]
+            if not bang or words[1].startswith("!"):
                 a.inner(f"`git config {words[0]}` plants a command git runs later", value)
         if _has(rest, "--global", "--system"):  # and it outlives this repository
             a.add(IRREVERSIBLE, f"`git config --global {words[0]}` changes the user's git "

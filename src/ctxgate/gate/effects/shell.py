@@ -49,7 +49,7 @@ MAX_DEPTH = 6
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
 _INTERPRETERS = _SHELLS | frozenset({"python", "python3", "python2", "perl", "ruby", "node",
                                      "php", "source", ".", "pwsh", "deno", "bun", "at",
-                                     "batch"})
+                                     "batch", "lua", "luajit", "tclsh", "Rscript"})
 _DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh"})
 _CODE_VARIABLES = frozenset({"LESSOPEN", "LESSCLOSE", "PAGER", "MANPAGER", "GIT_PAGER",
                              "GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_EDITOR",
@@ -226,6 +226,10 @@ def _read_only(command: str, a: Analysis) -> Effect:
                   needs_model=True)
 
 
+_SYSTEM_LIBS = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/")
+_IFS = re.compile(r"(?:^|[;&|\s(])IFS=(['\"]?)([^'\"\s;&|]*[^\s'\";&|][^'\"\s;&|]*)\1")
+"""``IFS=`` set to a value with a character that is not blank (``IFS=_``): with a command word
+taken from a variable, it builds the command from pieces (``cmd=rm_-rf_~; $cmd``)."""
 _FORK_BOMB = re.compile(r"(?:^|[;&|\s(])(?:function\s+)?([^\s(){};|&]+)\s*\(\s*\)\s*\{[^}]*?"
                         r"(?<![\w.:-])\1\s*\|\s*\1\s*&")
 """A function that pipes itself into itself in the background (``:(){ :|:& };:``)."""
@@ -254,11 +258,23 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
     segments = parsed.segments
     downloads = any(s.program in _DOWNLOADERS for s in segments)
     _computed_code(a, segments)
+    ifs = _IFS.search(command)
+    split = [s.argv[0] for s in segments if s.argv and s.argv[0].startswith("$")]
+    if ifs and split:
+        a.add(EffectClass.UNTRUSTED_CODE, f"`{split[0]}` is a command built by splitting a "
+                                          f"variable on IFS={ifs.group(2)!r}: what runs is "
+                                          "hidden from reading")
     for seg in segments:
         for assignment in seg.env:
             name, _, value = assignment.partition("=")
             if name == "PATH":  # a program's name may now run another file
                 a.unknown.append(f"PATH={value[:60]} changes which file each program name runs")
+            if name in ("LD_PRELOAD", "LD_AUDIT") and any(
+                    lib and not lib.startswith(_SYSTEM_LIBS) for lib in re.split(r"[:\s]+",
+                                                                                 value)):
+                a.add(EffectClass.UNTRUSTED_CODE, f"{name}={value[:60]!r} loads a library "
+                                                  "from outside the system's into the program")
+                continue
             if name in _CODE_VARIABLES and value.strip():
                 body = value.lstrip("|").strip()
                 if seg.program:
@@ -336,7 +352,8 @@ def _decodes(seg) -> bool:
     if p == "openssl":
         return "-d" in args
     if p in ("gzip", "bzip2", "xz", "zstd", "lz4"):
-        return seg.has_option("-d", "--decompress")
+        return seg.has_option("--decompress") or any(
+            re.fullmatch(r"-[a-zA-Z]*d[a-zA-Z]*", x) for x in args)  # -d, -dc, -cd
     return p in ("uudecode", "gunzip", "zcat", "bzcat", "xzcat", "unxz", "bunzip2", "rev",
                  "unzstd")
 
@@ -504,7 +521,8 @@ _EXEC = "<exec>"
 """The ``a.scripts`` program of a file run by its path (``./build.sh``): what runs it is read
 from the file's ``#!`` line when it is scanned (:func:`script_runner`)."""
 _SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"})
-_CODE_RUNNERS = frozenset({"python", "perl", "ruby", "node", "php", "deno", "bun"})
+_CODE_RUNNERS = frozenset({"python", "perl", "ruby", "node", "php", "deno", "bun", "lua",
+                           "luajit", "tclsh", "Rscript"})
 
 
 def _local_program(seg, cwd: str) -> bool:
@@ -642,6 +660,8 @@ def read_script(word: str, cwd: str) -> str | None:
     from ctxgate.gate.effects.paths import resolve_path
 
     full = resolve_path(word, cwd)
+    if full is not None and full.startswith(("/dev/", "/proc/")):
+        return None  # /dev/stdin is the gate's own input, not the command's
     try:
         if full is None or not os.path.isfile(full) or \
                 os.path.getsize(full) > _SCRIPT_MAX_BYTES:
@@ -755,6 +775,9 @@ def _scan_tasks(a: Analysis, seg, segments, heredocs: tuple[str, ...] = (), *,
         return
     written = {os.path.normpath(os.path.join(a.cwd, k)): v for k, v in
                (_heredoc_writes(segments, heredocs) or {}).items() if v is not None}
+    fed = "\n".join(t for _w, t in _fed_text(a, seg, segments, heredocs) if t)
+    if fed:  # `make -f - <<< …`, `make -f /dev/stdin <<'EOF'`: the makefile is the input
+        written["/dev/stdin"] = written[os.path.join(a.cwd, "-")] = fed
     for where, directory, command in iter_commands(
             task_commands(program or seg.program, seg.args if args is None else args, a.cwd,
                           written) or []):
