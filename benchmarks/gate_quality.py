@@ -328,7 +328,7 @@ WHOLE_GATE_COLUMNS: tuple[str, ...] = (
 """The whole-gate table's columns, in order (a test pins them)."""
 
 RULE_DECIDERS: tuple[str, ...] = ("config", "mcp_annotations", "harness_tool", "shell_parser",
-                                  "sql_parser", "code_scan", "tool_name")
+                                  "sql_parser", "code_scan", "tool_name", "rules_failed")
 """Rule-based effect sources whose class settled a verdict (its class is shown beside it)."""
 DECIDERS: tuple[str, ...] = ("fast path", *RULE_DECIDERS, "learned+model", "model", "other")
 """What can decide a verdict, in the order of the ``decided by`` column (see :func:`decided_by`)."""

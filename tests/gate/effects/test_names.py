@@ -222,3 +222,25 @@ def test_a_plain_read_with_a_url_to_another_machine_is_left_to_the_model(tmp_pat
     assert "leaves the machine" in e.evidence
     local = name_effect("fetch", {"url": "http://localhost:8000/health"}, cwd=str(tmp_path))
     assert local is not None and not local.needs_model
+
+
+def test_a_path_in_a_remote_repository_is_not_a_local_path(tmp_path: Path) -> None:
+    e = name_effect("create_or_update_file", {"owner": "a", "repo": "b", "path": "README.md",
+                                              "content": "x", "branch": "main"},
+                    cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.EXTERNAL, e
+
+
+def test_a_plain_read_of_a_secret_looking_file_is_left_to_the_model(tmp_path: Path) -> None:
+    e = name_effect("read_file", {"path": "/home/u/.ssh/id_rsa"}, cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.READ_ONLY and e.needs_model
+    assert "looks like a secret" in e.evidence
+    plain = name_effect("read_file", {"path": "src/app.py"}, cwd=str(tmp_path))
+    assert plain is not None and not plain.needs_model
+
+
+@pytest.mark.parametrize("tool", ["transition_issue", "rebuild_index", "fork_repository",
+                                  "pin_message", "kick_member"])
+def test_more_general_change_verbs(tmp_path: Path, tool: str) -> None:
+    e = name_effect(tool, {"id": "1"}, cwd=str(tmp_path))
+    assert e is not None and e.effect.destructive, e

@@ -57,7 +57,7 @@ _SECRET = re.compile(
     r"|shadow|private|_history|keychain|wallet|api_?key|/etc/|/proc/", re.IGNORECASE)
 
 
-def _secret_argument(args: Mapping[str, Any]) -> str | None:
+def secret_argument(args: Mapping[str, Any]) -> str | None:
     """The first path-like argument of a read that names a secret-looking file."""
     for key in ("file_path", "path", "notebook_path", "pattern", "glob"):
         value = args.get(key)
@@ -96,7 +96,7 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
             return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
                           evidence=f"the harness tool {tool} only reads, but its URL or query "
                                    "leaves the machine", needs_model=True)
-        secret = _secret_argument(args)
+        secret = secret_argument(args)
         if secret is not None:
             return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
                           evidence=f"the harness tool {tool} only reads, but {secret!r} looks "

@@ -89,7 +89,8 @@ CHANGE_VERBS = frozenset(
     "disable untag associate disassociate activate deregister unregister confirm resume "
     "pause suspend undelete sign initiate initialize enroll annotate acknowledge connect "
     "disconnect finalize promote refresh unclaim resize retry dismiss setup install launch "
-    "reload reconnect rollout".split()
+    "reload reconnect rollout transition rebuild reindex redeploy reassign unarchive fork "
+    "clone duplicate vote pin unpin hide unhide kick snooze".split()
 )
 """Other verbs that change state (recoverable or not depends on where)."""
 
@@ -260,9 +261,17 @@ def _remote_url(arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
+_REMOTE_PLACE_ARGS = frozenset({"owner", "repo", "repository", "bucket", "bucket_name",
+                                "branch", "drive_id", "site_id", "container_name", "share"})
+"""Arguments that place a call's ``path`` on a remote service (GitHub's
+``create_or_update_file {"owner", "repo", "path"}``, a bucket's object key), not here."""
+
+
 def _local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(argument name, value)`` of arguments that name a path and hold a local path."""
-    out = []
+    out: list[tuple[str, str]] = []
+    if _REMOTE_PLACE_ARGS & {str(k).lower() for k in arguments}:
+        return out  # a path in a remote repository or bucket (`owner`, `repo`, `bucket` …)
     for key, value in arguments.items():
         names = set(name_words(str(key))) | {str(key).lower()}
         values = value if isinstance(value, list) else [value]
@@ -344,11 +353,15 @@ def name_effect(
     if verb in READ_VERBS:
         if where == "name" and verb in PLAIN_READS and found is named \
                 and not _names_a_change(tool):
+            from ctxgate.gate.effects.harness import secret_argument
+
             url = _remote_url(args)
+            secret = secret_argument(args)
+            but = (f", but its URL leaves the machine ({url[:80]})" if url else
+                   f", but {secret!r} looks like a secret" if secret else "")
             return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.TOOL_NAME,
-                          evidence=f"{said} and names nothing it changes" + (
-                              f", but its URL leaves the machine ({url[:80]})" if url else ""),
-                          needs_model=url is not None)
+                          evidence=f"{said} and names nothing it changes{but}",
+                          needs_model=bool(but))
         return None
     if verb in INPUT_VERBS or verb in _FORM_VERBS:
         return Effect(

@@ -729,6 +729,79 @@ _HELM = {k: EXTERNAL for k in ("install", "upgrade", "uninstall", "delete", "rol
                                 "push")}
 _DOCKER = {**{k: IRREVERSIBLE for k in ("rm", "rmi", "kill", "prune", "down", "stop")},
            **{k: EXTERNAL for k in ("push", "login")}}
+_DOCKER_GLOBAL_VALUES = frozenset({"-H", "--host", "-c", "--context", "--config", "-l",
+                                   "--log-level", "-f", "--file", "-p", "--project-name",
+                                   "--profile", "--env-file", "--project-directory"})
+_DOCKER_VALUES = frozenset({
+    "-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "-v", "--volume", "--name",
+    "-p", "--publish", "--network", "--net", "--entrypoint", "--mount", "-l", "--label",
+    "--platform", "--pull", "-h", "--hostname", "-m", "--memory", "--cpus", "--device",
+    "--add-host", "--restart", "--log-driver", "--log-opt", "--ulimit", "--shm-size", "--gpus",
+    "--cap-add", "--cap-drop", "--security-opt", "--tmpfs", "--dns", "--detach-keys", "--ipc",
+    "--pid", "--runtime", "--stop-signal", "--cidfile", "--label-file", "--index",
+    "--volumes-from", "--expose", "--link", "--group-add", "--health-cmd", "--userns"})
+"""Options of ``docker run``/``exec`` (and compose's) whose value is the next word."""
+_DOCKER_RUNS = frozenset({"exec", "run"})
+
+
+def _docker(a, seg) -> None:
+    """``docker exec|run [OPTIONS] CONTAINER|IMAGE CMD…`` (and ``docker compose exec|run
+    SERVICE CMD…``) are judged by the command they run inside (its paths are the container's,
+    judged as if they were this machine's: cautious); ``docker cp`` into a container changes
+    its files; the rest by their subcommand's word (``rm``, ``prune``, ``push`` …)."""
+    args = list(seg.args)
+    compose = seg.program == "docker-compose"
+    k = 0
+
+    def next_word() -> str | None:
+        nonlocal k
+        while k < len(args):
+            x = args[k]
+            k += 1
+            if x in _DOCKER_GLOBAL_VALUES:
+                k += 1
+            elif not x.startswith("-"):
+                return x
+        return None
+
+    sub = next_word()
+    if sub == "compose" and not compose:
+        compose, sub = True, next_word()
+    if sub in _DOCKER_RUNS:
+        entry: list[str] = []
+        target = None
+        while k < len(args):
+            x = args[k]
+            k += 1
+            if x == "--entrypoint" and k < len(args):
+                entry, k = [args[k]], k + 1
+            elif x.startswith("--entrypoint="):
+                entry = [x.split("=", 1)[1]]
+            elif x.startswith("-"):
+                if x in _DOCKER_VALUES and "=" not in x:
+                    k += 1
+            else:
+                target = x
+                break
+        inner = entry + args[k:]
+        where = f"`{seg.program}{' compose' if compose and seg.program != 'docker-compose' else ''}" \
+                f" {sub}` runs in {target}"
+        if inner:
+            a.inner(where, shlex.join(inner))
+        else:
+            a.unknown.append(f"{where} its default command")
+        return
+    if sub == "cp":
+        ops = [x for x in args[k:] if not x.startswith("-")]
+        if len(ops) == 2 and re.match(r"^[\w.-]+:", ops[1]) and not ops[1].startswith("/"):
+            a.add(IRREVERSIBLE, f"`{seg.program} cp` writes {ops[1]} inside a container")
+            return
+        if len(ops) == 2 and re.match(r"^[\w.-]+:", ops[0]):
+            a.path(f"`{seg.program} cp` from a container", ops[1], "overwrite")
+            return
+    _by_words(_DOCKER, "removes containers or images")(a, seg)
+
+
 _PUBLISH = {k: EXTERNAL for k in ("publish", "upload", "push", "deploy", "unpublish",
                                    "release", "yank", "owner", "dist-tag", "deprecate")}
 
@@ -814,8 +887,26 @@ def _mkdir(a, seg) -> None:
         a.path(f"`mkdir {p}`", p, "create")
 
 
+def _su(a, seg) -> None:
+    """``su [-] [USER] -c CMD`` (and ``runuser``) runs CMD as that user: judged as a command."""
+    commands = _option_value(seg.args, ("-c",), ("--command",))
+    for command in commands:
+        a.inner(f"`{seg.program} -c` runs", command)
+    if not commands:
+        a.unknown.append(f"{seg.program} (an interactive shell as another user)")
+
+
 def _publish(a, seg) -> None:
     if _config_change(a, seg) or _npm_pkg_set(a, seg):
+        return
+    words = [x for x in seg.args if not x.startswith("-")]
+    changes = words[:1] and words[0] in ("install", "i", "add", "link", "uninstall", "remove",
+                                         "rm", "un", "update", "up")
+    if seg.program in ("npm", "yarn", "pnpm") and (words[:1] == ["global"] and words[1:2] in (
+            ["add"], ["remove"], ["upgrade"]) or changes and (
+            seg.has_option("-g", "--global") or words == ["link"])):
+        a.add(IRREVERSIBLE, f"`{seg.program} {words[0]} -g` changes the packages installed "
+                            "for the whole user or machine (and runs their install scripts)")
         return
     _by_words(_PUBLISH, "publishes or changes a package registry")(a, seg)
 
@@ -906,7 +997,7 @@ _RULES: dict[str, Callable] = {
     "pulumi": _by_words({"up": EXTERNAL, "destroy": EXTERNAL, "refresh": EXTERNAL},
                         "changes cloud infrastructure"),
     "helm": _by_words(_HELM, "changes a Kubernetes cluster"),
-    **dict.fromkeys(("docker", "podman"), _by_words(_DOCKER, "removes containers or images")),
+    **dict.fromkeys(("docker", "podman", "docker-compose", "nerdctl"), _docker),
     **dict.fromkeys(("npm", "yarn", "pnpm", "twine", "cargo", "gem", "poetry", "flit", "hatch",
                      "uv"), _publish),
     **dict.fromkeys(("aws", "gcloud", "az", "gsutil", "doctl", "flyctl", "heroku", "vercel",
@@ -921,6 +1012,7 @@ _RULES: dict[str, Callable] = {
                      "brew", "snap", "iptables", "ufw", "mount", "umount", "swapoff",
                      "chattr", "visudo"), _dangerous),
     "crontab": _crontab,
+    "su": _su, "runuser": _su,
     "git": _git_rule,
 }
 

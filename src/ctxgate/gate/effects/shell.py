@@ -307,6 +307,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             _scan_tasks(a, seg, segments, parsed.heredocs)
         if seg.program in AUTORUNNERS:
             _scan_autoruns(a, seg, segments, seg.program, seg.args)
+    _cloned_runs(a, segments)
     _scan_scripts(a, segments, parsed.heredocs)
     _planted_writes(a, segments, parsed.heredocs)
     _heredoc_substitutions(a, parsed.heredocs, parsed.literal_heredocs)
@@ -752,6 +753,48 @@ def _file_findings(a: Analysis, findings: list[Finding]) -> list[Finding]:
         else:
             kept.append(f)
     return kept
+
+
+_CLONE_VALUES = frozenset({"-b", "--branch", "-o", "--origin", "-c", "--config", "--depth",
+                           "--reference", "--separate-git-dir", "-j", "--jobs", "--filter",
+                           "-u", "--upload-pack", "--template", "--shallow-since"})
+_BUILDS = frozenset({"make", "gmake", "npm", "yarn", "pnpm", "pip", "pip3", "cargo", "go",
+                     "cmake", "ninja", "tox", "nox", "just", "pytest", "bundle", "rake",
+                     "composer", "gradle", "mvn", "poetry", "uv", "setup.py"})
+
+
+def _cloned_runs(a: Analysis, segments) -> None:
+    """``git clone URL [DIR]`` and, later in the same command, code from DIR run: a script by
+    its path, an interpreter on a file there, or a build or install after ``cd DIR``. Nothing
+    of it could be read before the command runs, and it comes from outside: untrusted code
+    (a clean scan would prove nothing, and there is nothing to scan)."""
+    for i, seg in enumerate(segments):
+        if seg.program != "git" or "clone" not in seg.args:
+            continue
+        rest = list(seg.args[seg.args.index("clone") + 1:])
+        ops = [x for k, x in enumerate(rest) if not x.startswith("-") and not (
+            k and rest[k - 1] in _CLONE_VALUES)]
+        if not ops:
+            continue
+        url = ops[0]
+        directory = os.path.normpath(ops[1] if len(ops) > 1 else
+                                     url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+                                     .removesuffix(".git"))
+        inside = False
+        for later in segments[i + 1:]:
+            words = [later.argv[0], *later.args] if later.argv else []
+            if later.program in ("cd", "pushd") and later.args:
+                inside = os.path.normpath(later.args[0]).startswith(directory)
+                continue
+            under = [w for w in words if os.path.normpath(w).startswith(directory + os.sep)
+                     or (inside and w.startswith("./"))]
+            runs = (under and (later.program in _INTERPRETERS or "/" in (later.argv or [""])[0])
+                    ) or (inside and later.program in _BUILDS)
+            if runs:
+                a.add(EffectClass.UNTRUSTED_CODE,
+                      f"`{later.raw[:60]}` runs code from {url[:80]}, cloned by the same "
+                      "command: nothing of it could be read before it runs")
+                return
 
 
 def _moved(a: Analysis, segments) -> bool:
