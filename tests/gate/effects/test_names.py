@@ -244,3 +244,19 @@ def test_a_plain_read_of_a_secret_looking_file_is_left_to_the_model(tmp_path: Pa
 def test_more_general_change_verbs(tmp_path: Path, tool: str) -> None:
     e = name_effect(tool, {"id": "1"}, cwd=str(tmp_path))
     assert e is not None and e.effect.destructive, e
+
+
+@pytest.mark.parametrize(("tool", "verb"), [
+    ("compute_vm_create", "create"),  # Azure: service, resource, verb last
+    ("loadtesting_test_create", "create"),
+    ("compute_disk_update", "update"),
+    ("browser_mouse_down", "press"),  # half of a click
+    ("browser_mouse_up", "press"),
+    ("browser_hover", "hover"),
+    ("rebase_branch", "rebase"),
+    # a plain read verb first still reads, and a change word that is not last does not win
+    ("get_create_options", "get"),
+    ("test_connection", "test"),
+])
+def test_verb_last_names_and_pointer_input(tool: str, verb: str) -> None:
+    assert operation_verb(tool) == (verb, "name")

@@ -90,7 +90,7 @@ CHANGE_VERBS = frozenset(
     "pause suspend undelete sign initiate initialize enroll annotate acknowledge connect "
     "disconnect finalize promote refresh unclaim resize retry dismiss setup install launch "
     "reload reconnect rollout transition rebuild reindex redeploy reassign unarchive fork "
-    "clone duplicate vote pin unpin hide unhide kick snooze".split()
+    "clone duplicate vote pin unpin hide unhide kick snooze rebase".split()
 )
 """Other verbs that change state (recoverable or not depends on where)."""
 
@@ -100,7 +100,7 @@ PLAIN_READS = frozenset(
 )
 """Read verbs with no second sense (not ``open``, ``generate``, ``test``, ``query``, nor the
 nouns ``status`` and ``info``): a name that starts with one and names no change is read-only by rule."""
-INPUT_VERBS = frozenset("click tap type fill press drag".split())
+INPUT_VERBS = frozenset("click tap type fill press drag hover".split())
 """Input to an application's interface (``browser_click``, ``type_text``, ``fill_form``): the
 agent acts as the user, and a click or keystroke can submit, buy or send."""
 _UI_WORDS = frozenset("browser page element ui mouse keyboard screen tab window desktop "
@@ -197,7 +197,14 @@ def operation_verb(tool: str, description: str | None = None) -> tuple[str, str]
         if word in _VERBS and (k == 0 or word not in NOUN_VERBS):
             if word == "evaluate" and not _RUNS_CODE_WITH.isdisjoint(words):
                 return "eval", "name"  # runs code (in a page, a REPL), not a judgement
+            if word in READ_VERBS and word not in PLAIN_READS and i < len(words) - 1 and \
+                    words[-1] in _CHANGING:
+                # a read verb that is as often a noun or a service, and a change verb last
+                # (Azure's `compute_vm_create`, `loadtesting_test_create`): the change
+                return words[-1], "name"
             return word, "name"
+        if ui and word in ("down", "up", "wheel") and i and words[i - 1] in ("mouse", "key"):
+            return "press", "name"  # browser_mouse_down, key_up: half of a click or a key press
         k += 1
     if description:
         first = name_words(description.strip())[:1]
