@@ -147,3 +147,28 @@ def test_fourth_round_of_probed_forms(repo: Path, command: str, effect) -> None:
 def test_fourth_round_look_alikes(repo: Path, command: str) -> None:
     e = shell_effect(command, cwd=str(repo))
     assert e is None or e.effect not in (LOSE, HIDDEN, OUT), (command, e)
+
+
+@pytest.mark.parametrize(("command", "effect"), [
+    ("sqlite3 -readonly app.db '.output src/dirty.py' 'select 1'", LOSE),
+    ("sqlite3 app.db '.once src/dirty.py' 'select 1'", LOSE),
+    ("psql -c '\\o src/dirty.py'", LOSE),
+    ("psql -c '\\copy t to src/dirty.py'", LOSE),
+    ("psql -c '\\! rm -rf ~/.ssh'", LOSE),
+    ("mysql -e 'tee src/dirty.py'", LOSE),
+    ("redis-cli --rdb src/dirty.py", LOSE),
+    ("echo '.output src/dirty.py' | sqlite3 app.db", LOSE),
+])
+def test_client_commands_that_write_files_or_run_commands(repo: Path, home: Path, command,
+                                                          effect) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is effect, (command, e)
+
+
+@pytest.mark.parametrize("command", [
+    "psql -c '\\copy t to stdout'", "sqlite3 app.db '.tables'", "psql -c '\\dt'",
+    "sqlite3 app.db '.output new_report.txt' 'select 1'",  # a new file replaces nothing
+])
+def test_client_commands_that_only_print(repo: Path, command: str) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is None or not e.effect.destructive, (command, e)

@@ -592,6 +592,8 @@ _REDIS_READS = frozenset({"GET", "MGET", "KEYS", "SCAN", "INFO", "PING", "TYPE",
 
 
 def _redis(a, seg) -> None:
+    for p in _option_value(seg.args, (), ("--rdb", "--functions-rdb")):
+        a.path(f"`redis-cli --rdb {p}` writes a dump", p, "overwrite")
     ops = _operands(seg.args, "hpansuc")
     if "-x" in seg.args and not ops:
         a.unknown.append("redis-cli")
@@ -667,6 +669,30 @@ def client_input(a, seg, texts: list[tuple[str, str]]) -> None:
             _sql_texts(a, prog, ["\n".join(lines)], f"runs SQL from {where}")
 
 
+_CLIENT_WRITES = re.compile(
+    r"(?:^|[\n;])\s*(?:\.(?:output|once|save|backup|excel)\s+(?:main\s+)?|"
+    r"\\(?:o|out|g|w|gx)\s+|(?:tee|\\T)\s+)['\"]?([^\s'\";|]+)|"
+    r"\\copy\b[^\n]*?\bto\s+(?!stdout\b|program\b)['\"]?([^\s'\";]+)", re.I)
+"""A database client's own commands that write a file: sqlite3's ``.output F``/``.once F``/
+``.save F``/``.backup F``, psql's ``\\o F``, ``\\g F``, ``\\w F``, ``\\copy … to F``, mysql's
+``tee F``."""
+_CLIENT_SHELL = re.compile(r"(?:^|[\n;])\s*(?:\\!|\.shell\s|\.system\s|system\s|\\!)(.+)$|"
+                           r"\\copy\b[^\n]*?\bprogram\s+'([^']+)'", re.I | re.M)
+
+
+def _client_writes(a, prog: str, text: str) -> None:
+    """Files a client's meta-commands write (:data:`_CLIENT_WRITES`) and shell commands it
+    runs (``\\! CMD``, ``.shell CMD``, ``\\copy … to program 'CMD'``)."""
+    for m in _CLIENT_WRITES.finditer(text):
+        path = m.group(1) or m.group(2)
+        if path and path not in ("-", "stdout", "/dev/null", "/dev/stdout"):
+            a.path(f"`{prog}` writes {path} (its own output command)", path, "overwrite")
+    for m in _CLIENT_SHELL.finditer(text):
+        command = (m.group(1) or m.group(2) or "").strip()
+        if command:
+            a.inner(f"`{prog}` runs a shell command", command)
+
+
 def _read_text(a, word: str) -> str | None:
     from ctxgate.gate.effects.shell import read_script
 
@@ -679,6 +705,7 @@ def _sql_texts(a, prog: str, texts: list[str], how: str) -> None:
     for text in texts:
         if not text.strip():
             continue
+        _client_writes(a, prog, text)
         if all(_SQL_META.match(stmt) for stmt in text.split(";") if stmt.strip()):
             continue  # client commands that list (\\dt, .tables, .schema)
         found = sql_effect(text, where=f"`{prog}` {how}")
