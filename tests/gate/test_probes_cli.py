@@ -262,6 +262,9 @@ PROBED = [
     ("pip install git+https://github.com/someone/pkg", "untrusted_code"),
     ("heroku pg:reset DATABASE --confirm app", "external"),
     ("git submodule foreach 'git reset --hard'", "local_irreversible"),
+    ("apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: x\n*** End Patch\nEOF",
+     "local_irreversible"),  # Codex runs its apply_patch through its shell tool
+    ("sqlite3 app.db '.output f' 'select 1'", "local_irreversible"),
 ]
 
 

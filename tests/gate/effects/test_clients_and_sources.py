@@ -4,6 +4,7 @@ fork bombs (ctxgate.gate.effects.programs, .git, .shell)."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,20 @@ def test_client_commands_that_write_files_or_run_commands(repo: Path, home: Path
 def test_client_commands_that_only_print(repo: Path, command: str) -> None:
     e = shell_effect(command, cwd=str(repo))
     assert e is None or not e.effect.destructive, (command, e)
+
+
+DELETE_BASHRC = "*** Begin Patch\n*** Delete File: ~/.bashrc\n*** End Patch"
+EDIT_APP = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-print('hello')\n+print('bye')\n" \
+           "*** End Patch"
+
+
+@pytest.mark.parametrize("command", [
+    f"apply_patch {shlex.quote(DELETE_BASHRC)}",  # Codex's exec_command argv, joined
+    f"apply_patch <<'EOF'\n{DELETE_BASHRC}\nEOF",  # the here-doc form Codex's shell runs
+])
+def test_apply_patch_run_as_a_command_is_judged_as_the_harness_tool(
+        repo: Path, home: Path, command: str) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is LOSE and "apply_patch" in e.evidence, e
+    ok = shell_effect(command.replace(DELETE_BASHRC, EDIT_APP), cwd=str(repo))
+    assert ok is not None and ok.effect is EffectClass.LOCAL_RECOVERABLE, ok

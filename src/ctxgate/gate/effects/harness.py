@@ -124,7 +124,7 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
         command = shell_text(args)
         return None if command is None else shell_effect(command, cwd=_cwd(args, cwd))
     if name == "apply_patch":
-        return _patch_effect(args, _cwd(args, cwd))
+        return patch_effect(args, _cwd(args, cwd))
     return None
 
 
@@ -155,7 +155,9 @@ def _added_lines(text: str, start: int) -> str:
     return "\n".join(line[1:] for line in text[start:end].splitlines() if line.startswith("+"))
 
 
-def _patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
+def patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
+    """What Codex's ``apply_patch`` with these arguments changes (each file header judged by
+    the path rules; code it adds where a tool runs it on its own, scanned)."""
     text = _patch_text(args)
     if not text:
         return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,

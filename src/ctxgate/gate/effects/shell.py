@@ -296,6 +296,9 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
         if seg.program in _INTERPRETERS:
             _interpreter(a, seg, segments, downloads, parsed.heredocs)
             continue
+        if seg.program in ("apply_patch", "applypatch"):
+            _apply_patch(a, seg, segments, parsed.heredocs)
+            continue
         if "xargs" in seg.wrappers and seg.program in ("rm", "shred", "unlink", "rmdir", "mv"):
             a.add(EffectClass.LOCAL_IRREVERSIBLE,
                   f"`xargs {seg.program}` deletes files read from input the gate cannot see")
@@ -313,6 +316,27 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
     _heredoc_substitutions(a, parsed.heredocs, parsed.literal_heredocs)
     _parameter_substitutions(a, command)
     return a
+
+
+def _apply_patch(a: Analysis, seg, segments, heredocs) -> None:
+    """Codex's ``apply_patch`` run as a command (``apply_patch "*** Begin Patch …"`` or with
+    the patch on its input, as Codex's shell tool runs it): judged as the harness judges its
+    ``apply_patch`` tool, file header by file header."""
+    from ctxgate.gate.effects.harness import patch_effect
+
+    texts = [x for x in seg.args if "*** " in x]
+    texts += [t for _w, t in _fed_text(a, seg, segments, heredocs) if t and "*** " in t]
+    if not texts:
+        a.unknown.append(f"{seg.program} without a patch the gate can read")
+        return
+    for text in texts:
+        found = patch_effect({"input": text}, a.cwd)
+        if found is None:
+            a.unknown.append(seg.program)
+            continue
+        for line in found.details or (f"{found.effect.value}: {found.evidence}",):
+            kind, _, evidence = line.partition(": ")
+            a.add(EffectClass(kind), evidence)
 
 
 def _fed_text(a: Analysis, seg, segments, heredocs) -> list[tuple[str, str | None]]:
