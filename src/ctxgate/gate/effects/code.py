@@ -77,9 +77,12 @@ _BARE_UNLINK = re.compile(r"(?<![\w.$@>:])(?:unlink|rmtree|remove_tree)\s+(?=[$@
 _ENV_SENT = re.compile(
     r"\b(?:urlopen|Request|requests\.\w+|httpx\.\w+|session\.\w+|fetch|axios(?:\.\w+)?|"
     r"https?\.(?:get|request)|Net::HTTP\.\w+|URI\.open|curl_init|file_get_contents)\s*\("
-    r"[^;\n]{0,300}?(?:os\.environ|os\.getenv|getenv\(|process\.env|ENV\[|\$ENV\{|\$_ENV)")
-"""A request whose URL or body takes an environment variable (``urlopen(url +
-os.environ["AWS_SECRET_ACCESS_KEY"])``): a read that carries the machine's secrets out."""
+    r"[^;\n]{0,300}?(?:os\.environ|os\.getenv|getenv\(|process\.env|ENV\[|\$ENV\{|\$_ENV|"
+    r"\bopen\(|\.read_text\(|\.read_bytes\(|readFileSync\(|File\.read\(|"
+    r"file_get_contents\()")
+"""A request whose URL or body takes an environment variable or a file's contents
+(``urlopen(url + os.environ["AWS_SECRET_ACCESS_KEY"])``, ``requests.get(url +
+open(".env").read())``): a read that carries the machine's secrets out."""
 _LIT = r"[rbu]?(?P<q>['\"`])(?P<path>[^'\"`\n]{1,400})(?P=q)"
 _WRITE_CALLS = tuple(re.compile(rx) for rx in (
     r"\b(?:open|io\.open|codecs\.open)\(\s*" + _LIT +
@@ -307,8 +310,9 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
                              f"{where} opens a connection to {host} (`{m.group(0)[:60]}`): "
                              "what it writes there leaves the machine"))
     for m in _ENV_SENT.finditer(code):
-        findings.append((EffectClass.EXTERNAL, f"{where} sends an environment variable to a "
-                                               f"server (`{m.group(0)[:70]}`)"))
+        findings.append((EffectClass.EXTERNAL, f"{where} sends an environment variable or a "
+                                               f"file's contents to a server "
+                                               f"(`{m.group(0)[:70]}`)"))
     for m in _NETWORK.finditer(code):
         findings.append((EffectClass.EXTERNAL,
                          f"{where} sends a request that changes a remote service "
