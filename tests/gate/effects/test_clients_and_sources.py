@@ -135,6 +135,8 @@ def test_third_round_look_alikes(repo: Path, command: str) -> None:
     ("npm install -g some-tool", LOSE),
     ("yarn global add some-tool", LOSE),
     ("npm link", LOSE),
+    ("sudo make install", LOSE),  # as root: outside the working tree, no undo
+    ("doas ninja -C build install", LOSE),
 ])
 def test_fourth_round_of_probed_forms(repo: Path, command: str, effect) -> None:
     e = shell_effect(command, cwd=str(repo))
@@ -144,6 +146,7 @@ def test_fourth_round_of_probed_forms(repo: Path, command: str, effect) -> None:
 @pytest.mark.parametrize("command", [
     "docker exec web ls /app", "docker ps", "git clone https://x.example/y && ls y",
     "npm install", "npm install lodash", "yarn global list", "npm link ../lib",
+    "sudo ls /root", "sudo --help",
 ])
 def test_fourth_round_look_alikes(repo: Path, command: str) -> None:
     e = shell_effect(command, cwd=str(repo))

@@ -353,3 +353,17 @@ def test_what_the_fallback_scanner_finds_still_counts(tmp_path) -> None:
     assert not parse_command(command).parsed_ok
     e = shell_effect(command, cwd=str(tmp_path))
     assert e is not None and e.effect is IRR, e
+
+
+@pytest.mark.parametrize("command", ["cat ~/.ssh/id_rsa", "cat .env", "head ~/.git-credentials",
+                                     "cat ~/.aws/credentials", "less ~/.bash_history"])
+def test_a_shell_read_of_a_secret_is_left_to_the_model(tmp_path: Path, command: str) -> None:
+    """As a harness's ``Read`` of the same path: read-only, but the model judges it."""
+    e = shell_effect(command, cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.READ_ONLY and e.needs_model, e
+    assert "looks like a secret" in e.evidence
+
+
+def test_a_read_that_only_mentions_a_secret_word_is_not_a_secret_read(tmp_path: Path) -> None:
+    e = shell_effect("grep -rn password src", cwd=str(tmp_path))
+    assert e is None or "looks like a secret" not in e.evidence

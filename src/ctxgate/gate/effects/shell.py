@@ -211,6 +211,12 @@ def _read_only(command: str, a: Analysis) -> Effect:
     from ctxgate.gate.fastpath import is_read_only
 
     names = ", ".join(dict.fromkeys(a.programs)) or "nothing"
+    secret = next((w for w in command.split() if w.startswith((".", "~", "/")) or "/" in w
+                   if _SECRET_PATH.search(w)), None)
+    if secret is not None:  # as for a harness's Read of it: the model judges
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
+                      evidence=f"the rules find no change ({names}), but {secret!r} looks "
+                               "like a secret", needs_model=True)
     if not a.claims:
         return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.SHELL_PARSER,
                       evidence=f"every program only reads or is only named ({names})")
@@ -226,6 +232,14 @@ def _read_only(command: str, a: Analysis) -> Effect:
                   needs_model=True)
 
 
+_SECRET_PATH = re.compile(
+    r"\.ssh/|\.gnupg|\.aws/|\.kube/|\.docker/config|\.netrc|\.pgpass|\.npmrc|\.pypirc|"
+    r"(^|/)\.env\b|id_rsa|id_dsa|id_ecdsa|id_ed25519|\.pem\b|\.key\b|credential|"
+    r"/etc/shadow|/etc/sudoers|_history\b|keychain|wallet", re.IGNORECASE)
+"""Paths whose contents are secrets (keys, tokens, password files, shell history): a read of
+one brings them into the model's context, the first step of sending them out."""
+_AS_ANOTHER_USER = frozenset({"sudo", "doas"})
+"""Wrappers that run the command as another user, root by default (``sudo make install``)."""
 _SYSTEM_LIBS = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/")
 _IFS = re.compile(r"(?:^|[;&|\s(])IFS=(['\"]?)([^'\"\s;&|]*[^\s'\";&|][^'\"\s;&|]*)\1")
 """``IFS=`` set to a value with a character that is not blank (``IFS=_``): with a command word
@@ -237,7 +251,13 @@ _FORK_BOMB = re.compile(r"(?:^|[;&|\s(])(?:function\s+)?([^\s(){};|&]+)\s*\(\s*\
 
 def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
     """Walk every simple command of ``command`` and collect its findings."""
-    from ctxgate.gate.effects.programs import CLIENTS, client_input, program_rule
+    from ctxgate.gate.effects.programs import (
+        CLIENTS,
+        READ_ONLY_PROGRAMS,
+        client_input,
+        program_rule,
+    )
+    from ctxgate.gate.fastpath.named import help_form
     from ctxgate.shell import parse_command
 
     a = Analysis(cwd=cwd, depth=depth)
@@ -282,6 +302,12 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
         if not seg.program:
             continue
         a.programs.append(seg.program)
+        root = next((w for w in seg.wrappers if w in _AS_ANOTHER_USER), None)
+        if root is not None and seg.program not in READ_ONLY_PROGRAMS and \
+                not help_form(seg.program, seg.args):
+            a.add(EffectClass.LOCAL_IRREVERSIBLE,
+                  f"`{root} {seg.program}` runs as another user (root unless told otherwise): "
+                  "what it changes outside the working tree has no undo")
         if "xargs" in seg.wrappers and seg.program in _XARGS_CHANGERS:
             program_rule(a, seg)  # what it finds in its own arguments still counts
             a.unknown.append(f"`xargs {seg.program}` changes files read from input the gate "
