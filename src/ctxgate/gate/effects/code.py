@@ -204,6 +204,22 @@ def _rust_commands(code: str) -> list[str]:
     return out
 
 
+_WRITE_NEEDLES = (("open",), ("Path(",), ("File", "Stream"), ("File.",), ("file_put_contents",),
+                  ("open",), ("open",))
+"""Words one of which each of :data:`_WRITE_CALLS` needs (a cheap test before it runs)."""
+
+
+def _has_any(code: str, *needles: str) -> bool:
+    return any(n in code for n in needles)
+
+
+def _finditer(rx: re.Pattern[str], code: str, *needles: str):
+    """``rx.finditer(code)``, skipped when none of ``needles`` (words every match holds)
+    is in the code: most code never names them, and a long script scanned by every pattern
+    cost as much as the rest of the gate."""
+    return rx.finditer(code) if _has_any(code, *needles) else iter(())
+
+
 def _opened_for_reading(m: re.Match[str]) -> bool:
     mode = m.groupdict().get("mode") or ""
     if m.group(0).lstrip().startswith("File.open"):
@@ -217,7 +233,8 @@ def _writes(code: str, where: str, cwd: str) -> list[tuple[EffectClass, str]]:
     from ctxgate.gate.effects.shell import path_finding
 
     changes: list[tuple[str, str, Action]] = []
-    writes = [m for rx in _WRITE_CALLS for m in rx.finditer(code)
+    writes = [m for rx, needles in zip(_WRITE_CALLS, _WRITE_NEEDLES, strict=True)
+              for m in _finditer(rx, code, *needles)
               if not _opened_for_reading(m)]
     starts = {m.start() for m in writes}
     read = {m.group("path") for m in _READ_CALL.finditer(code) if m.start() not in starts}
@@ -228,7 +245,7 @@ def _writes(code: str, where: str, cwd: str) -> list[tuple[EffectClass, str]]:
                           "modify" if "+" in mode and "w" not in mode or
                           m.group("path") in read else "overwrite")
         changes.append((call[:60], m.group("path"), action))
-    for m in _MOVE_CALL.finditer(code):
+    for m in _finditer(_MOVE_CALL, code, "rename", "replace", "move", "copy", "cp", "mv"):
         verb = next(g for g in m.groups()[:6] if g)
         src, dst = m.group(8), m.group(10)
         changes.append((m.group(0)[:60], dst, "overwrite"))
@@ -245,7 +262,7 @@ def _writes(code: str, where: str, cwd: str) -> list[tuple[EffectClass, str]]:
 def _hidden(code: str, where: str, cwd: str, depth: int) -> list[tuple[EffectClass, str]]:
     """Code that decodes a literal and runs it (:data:`_DECODED_RUN`): what the literal
     decodes to is scanned too, and the run itself is untrusted code whatever that shows."""
-    run = _DECODED_RUN.search(code)
+    run = _DECODED_RUN.search(code) if _has_any(code, "exec", "eval", "compile") else None
     if run is None:
         return []
     import base64
@@ -296,20 +313,23 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
             continue  # a computed path in code that makes temporary files: its own cleanup
         findings.append((EffectClass.LOCAL_IRREVERSIBLE,
                          f"{where} deletes files (`{call}`)"))
-    for m in _BARE_UNLINK.finditer(code):
+    for m in _finditer(_BARE_UNLINK, code, "unlink", "rmtree", "remove_tree", "delete",
+                       "os.r", "shutil."):
         if temporary or not computed_deletes:
             continue
         findings.append((EffectClass.LOCAL_IRREVERSIBLE,
                          f"{where} deletes files (`{m.group(0).strip()}`)"))
     findings.extend(_writes(code, where, cwd))
     findings.extend(_hidden(code, where, cwd, _depth))
-    for m in _SOCKET_SEND.finditer(code):
+    for m in _finditer(_SOCKET_SEND, code, "onnect", "Socket", "fsockopen"):
         host = next(g for g in m.groups()[1::2] if g is not None)
         if not _LOCAL_HOSTS.match(host.strip("[]")):
             findings.append((EffectClass.EXTERNAL,
                              f"{where} opens a connection to {host} (`{m.group(0)[:60]}`): "
                              "what it writes there leaves the machine"))
-    for m in _ENV_SENT.finditer(code):
+    for m in _finditer(_ENV_SENT, code, "urlopen", "Request", "requests.", "httpx.", "session.",
+                       "fetch", "axios", "http", "Net::HTTP", "URI.open", "curl_init",
+                       "file_get_contents"):
         findings.append((EffectClass.EXTERNAL, f"{where} sends an environment variable or a "
                                                f"file's contents to a server "
                                                f"(`{m.group(0)[:70]}`)"))
@@ -325,7 +345,7 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
         literal = _literal_command(m.group(1))
         if literal is not None:
             commands.append(literal)
-    for m in _EXEC_FAMILY.finditer(code):
+    for m in _finditer(_EXEC_FAMILY, code, "os.exec", "os.spawn", "os.posix_spawn"):
         words = _literal_command(m.group(2))
         if words is not None:
             commands.append(words)
