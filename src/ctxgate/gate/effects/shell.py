@@ -551,6 +551,7 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
             fed = True
         elif r.operator == "<":
             a.unknown.append(f"{seg.program} < {r.target}")
+            a.scripts.append((seg.program, r.target))  # scanned as `sh FILE` would be
             fed = True
     if fed:
         return
@@ -558,6 +559,12 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
         a.add(EffectClass.UNTRUSTED_CODE,
               f"`{seg.program}` runs code piped from a download (curl/wget … | "
               f"{seg.program})")
+        return
+    catted = [x for s in segments if s.program == "cat" and not s.redirections
+              for x in s.args if not x.startswith("-")]
+    if catted:  # `cat FILE | sh`: each file is scanned as `sh FILE` would be
+        a.scripts.extend((seg.program, x) for x in catted)
+        a.unknown.append(f"{seg.program} reading {', '.join(catted)[:80]} from its input")
         return
     echoed = [s for s in segments if s.program in ("echo", "printf") and s.args]
     if echoed:
@@ -676,6 +683,41 @@ def _module(a: Analysis, seg, segments, module: tuple[str, tuple[str, ...]]) -> 
             return
 
 
+def _made_here(segments, key: str) -> tuple[str, str] | None:
+    """How this command itself writes the file ``key`` (a normalised path word) before it
+    runs it: ``("fetched", how)`` when the text comes from a download or a decoder
+    (``curl -o i.sh URL``, ``wget -qO- URL > i.sh``, ``… | base64 -d > x.sh``), ``("body",
+    text)`` when ``echo``/``printf`` print it (``printf '#!/bin/sh\\nrm …' > x.sh``), else
+    ``None`` (a here-doc is read by :func:`_heredoc_writes`)."""
+    from ctxgate.gate.effects.programs import _option_value
+
+    for seg in segments:
+        targets = [r.target for r in seg.redirections if r.writes_file]
+        if seg.program == "curl":
+            targets += _option_value(seg.args, ("-o",), ("--output",))
+        elif seg.program == "wget":
+            targets += _option_value(seg.args, ("-O",), ("--output-document",))
+        elif seg.program == "tee":
+            targets += [x for x in seg.args if not x.startswith("-")]
+        if key not in (os.path.normpath(t) for t in targets):
+            continue
+        if seg.program in _DOWNLOADERS:
+            return "fetched", f"downloads with `{seg.program}`"
+        if _decodes(seg):
+            return "fetched", f"decodes with `{seg.program}`"
+        if seg.program == "tee" and any(s.program in _DOWNLOADERS or _decodes(s)
+                                        for s in segments):
+            return "fetched", "writes from a download or a decoder"
+        if seg.program in ("echo", "printf") and seg.args:
+            words = [x for x in seg.args if not (seg.program == "echo" and x in ("-e", "-n",
+                                                                                  "-E"))]
+            text = " ".join(words)
+            if seg.program == "printf" or "-e" in seg.args:
+                text = text.replace("\\n", "\n").replace("\\t", "\t")
+            return "body", text
+    return None
+
+
 def _heredoc_writes(segments, heredocs: tuple[str, ...]) -> dict[str, str | None] | None:
     """Files the command writes from a here-doc (``cat > t.py << 'EOF'``, ``tee t.py``):
     normalised path word → body (``None`` for an append, whose result is not the body alone).
@@ -736,7 +778,17 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
     moved = _moved(a, segments)
     for program, word in a.scripts:
         key = os.path.normpath(word)
-        if written is not None and key in written:
+        made = _made_here(segments, key)
+        if made is not None and made[0] == "fetched":
+            runs = f"{word} runs by its path" if program == _EXEC else f"`{program}` runs {word}"
+            a.add(EffectClass.UNTRUSTED_CODE,
+                  f"{runs}, and this command {made[1]} it first: what runs cannot be read "
+                  "before it runs")
+            continue
+        if made is not None:
+            body: str | None = made[1]
+            where = f"the script {word} this command prints and `{program}` runs"
+        elif written is not None and key in written:
             body = written[key]
             where = f"the script {word} this command writes and `{program}` runs"
         else:
