@@ -345,9 +345,12 @@ def test_the_model_is_told_which_writes_the_rules_judged_recoverable(repo: Path)
     assert "creates a new file inside the working tree" in rules["evidence"][0]
     decide(gate, ToolCall(tool="bash", arguments={"command": "python repro.py"}, cwd=str(repo)))
     assert "effect_rules" not in seen[-1]
-    go = "cat > main.go << 'EOF'\npackage main\nEOF\ngo run main.go"  # the scans cannot read Go
-    decide(gate, ToolCall(tool="bash", arguments={"command": go}, cwd=str(repo)))
+    c = "cat > main.c << 'EOF'\nint main(){}\nEOF\ncc main.c -o m && ./m"  # scans cannot read C
+    decide(gate, ToolCall(tool="bash", arguments={"command": c}, cwd=str(repo)))
     assert "effect_rules" not in seen[-1]
+    go = "cat > main.go << 'EOF'\npackage main\nEOF\ngo run main.go"  # Go is read now
+    decide(gate, ToolCall(tool="bash", arguments={"command": go}, cwd=str(repo)))
+    assert seen[-1]["effect_rules"]["writes"] == "recoverable"
     (repo / "notes.txt").write_text("mine, never committed\n")
     v = decide(gate, ToolCall(tool="bash", arguments={
         "command": "echo x > notes.txt; python repro.py"}, cwd=str(repo)))

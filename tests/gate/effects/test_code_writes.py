@@ -123,3 +123,66 @@ def test_the_scan_never_raises_on_any_text(tmp_path_factory, code: str, language
     cwd = tmp_path_factory.getbasetemp()
     e = code_effect(code, cwd=str(cwd), language=language)
     assert e is None or e.effect in EffectClass
+
+
+@pytest.mark.parametrize("code", [
+    "f = open(file='src/dirty.py', mode='w')",  # keywords
+    "import os; os.truncate('src/dirty.py', 0)",
+    "from os import remove; remove('src/dirty.py')",  # imported by name
+    "__import__('os').remove('src/dirty.py')",  # through __import__
+    "getattr(__import__('os'), 'remove')('src/dirty.py')",  # and getattr
+    "import os as o\nr = o.unlink\nr('src/dirty.py')",  # aliases
+    "from subprocess import run; run(['rm', '-rf', '/srv/data'])",
+    "import subprocess as sp; sp.run('git reset --hard', shell=True)",
+    "import importlib; importlib.import_module('shutil').rmtree('/srv/data')",
+])
+def test_python_calls_are_resolved_through_imports_and_aliases(repo: Path, code: str) -> None:
+    e = code_effect(code, cwd=str(repo))
+    assert e is not None and e.effect is LOSE, (code, e)
+
+
+@pytest.mark.parametrize("code", [
+    "print(open('src/dirty.py').read())",
+    "import tempfile, shutil\nd = tempfile.mkdtemp()\nshutil.rmtree(d)",
+    "from os import path; path.exists('src/dirty.py')",
+    "def remove(x): pass\nremove('src/dirty.py')",  # a function of its own, not os.remove
+])
+def test_python_that_reads_or_cleans_up_after_itself_is_not_a_finding(repo: Path, code) -> None:
+    assert code_effect(code, cwd=str(repo)) is None, code
+
+
+def test_python_calls_resolve_names_and_give_up_on_other_languages() -> None:
+    from ctxgate.gate.effects.pycalls import python_calls
+
+    calls = python_calls("from os import remove as r\nr('x')\nopen('y', mode='a')")
+    assert calls is not None
+    assert [(c.name, c.args, c.mode) for c in calls] == [("os.remove", ("x",), None),
+                                                          ("open", ("y",), "a")]
+    assert python_calls("const x = require('fs');") is None  # not Python: the patterns judge
+
+
+@pytest.mark.parametrize(("code", "said"), [
+    ("import { rm } from 'fs/promises'; await rm('src/dirty.py')", "src/dirty.py"),
+    ("const { unlinkSync } = require('fs'); unlinkSync('src/dirty.py')", "src/dirty.py"),
+    ("const fsp = require('fs').promises; await fsp.rm(dir, {recursive: true})", "fsp.rm("),
+    ('package main\nimport "os"\nfunc main() { os.RemoveAll("/srv/data") }', "RemoveAll"),
+    ('package main\nimport "os/exec"\nfunc main() { exec.Command("rm", "-rf", "/srv/data") }',
+     "rm -rf /srv/data"),
+    ('package main\nimport "os"\nfunc main() { os.WriteFile("src/dirty.py", nil, 0644) }',
+     "src/dirty.py"),
+])
+def test_node_fs_calls_by_any_name_and_go(repo: Path, code: str, said: str) -> None:
+    e = code_effect(code, cwd=str(repo))
+    assert e is not None and e.effect is LOSE, (code, e)
+    assert said in e.evidence + " ".join(e.details)
+
+
+def test_an_rm_method_without_an_fs_import_is_not_a_delete(repo: Path) -> None:
+    assert code_effect("const x = list(); x.rm(3)", cwd=str(repo)) is None
+
+
+def test_go_run_reads_the_go_file(repo: Path) -> None:
+    command = ("cat > main.go <<'EOF'\npackage main\nimport \"os\"\n"
+               "func main() { os.RemoveAll(\"/srv/data\") }\nEOF\ngo run main.go")
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is LOSE and "`go` runs" in e.evidence, e

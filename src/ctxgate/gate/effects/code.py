@@ -56,6 +56,18 @@ _SPAWN = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_ca
                     r"check_output|Popen)|execSync|spawnSync|exec|system|os\.execute|io\.popen)"
                     r"\s*\(\s*(\[[^\]]*\]|"
                     r"[rbuf]?(['\"]).*?\2)", re.S)
+_FS_IMPORT = re.compile(r"""(?:from\s+['"](?:node:)?fs(?:/promises)?['"]|"""
+                        r"""require\(\s*['"](?:node:)?fs(?:/promises)?['"]\s*\))""")
+"""Node code that imports ``fs``: its delete functions may then be called bare or through any
+name (``import { rm } from "fs/promises"; await rm("x")``, ``fsp.rm("x")``)."""
+_FS_DELETE = re.compile(r"(?<![\w$])(?:\w+\.)?(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync)"
+                        r"\(\s*(?:(['\"`])([^'\"`\n]{1,400})\1)?")
+_GO_DELETE = re.compile(r"\bos\.(?:RemoveAll|Remove|Truncate)\(\s*(?:\"([^\"\n]{1,400})\")?")
+_GO_WRITE = re.compile(r"\bos\.(?:WriteFile|Create)\(\s*\"([^\"\n]{1,400})\"")
+_GO_COMMAND = re.compile(r"\bexec\.Command(?:Context)?\(\s*(?:ctx\s*,\s*)?((?:\"(?:\\.|[^\"\\])*\""
+                         r"\s*,?\s*)+)\)")
+"""Go: ``os.RemoveAll("x")``, ``os.WriteFile("f", …)``, ``exec.Command("rm", "-rf", "x")``
+(literal words only), for ``go run main.go``."""
 _RUST_COMMAND = re.compile(r"\bCommand::new\(\s*\"((?:\\.|[^\"\\])*)\"\s*\)([^;]*)", re.S)
 _RUST_ARG = re.compile(r"\.arg\(\s*\"((?:\\.|[^\"\\])*)\"\s*\)|\.args\(\s*&?\s*(?:vec!)?\[([^\]]*)\]")
 _RUST_STRING = re.compile(r"\"((?:\\.|[^\"\\])*)\"")
@@ -259,6 +271,58 @@ def _writes(code: str, where: str, cwd: str) -> list[tuple[EffectClass, str]]:
     return out
 
 
+def _python(code: str, where: str, cwd: str, spawned: list[str], *,
+            computed: bool) -> list[tuple[EffectClass, str]]:
+    """Findings of the Python calls :func:`.pycalls.python_calls` resolves through imports
+    and aliases (``from os import remove as r; r("f")``, ``__import__("os").remove``,
+    ``open(file="f", mode="w")``): deletes, writes, moves and copies judged by the path
+    rules; the literal commands of spawns are appended to ``spawned`` for the shell rules.
+    ``computed``: a delete of a computed path is a finding."""
+    from ctxgate.gate.effects.pycalls import COPIES, DELETES, MOVES, SPAWNS, python_calls
+    from ctxgate.gate.effects.shell import path_finding
+
+    calls = python_calls(code)
+    if not calls:
+        return []
+    read = {c.args[0] for c in calls if c.name == "open" and c.args and c.args[0] and
+            not (c.mode and any(x in c.mode for x in "wax+"))}
+    out: list[tuple[EffectClass, str]] = []
+
+    def judge(path: str | None, action: Action, call: str) -> None:
+        if path is None:
+            if action == "delete" and computed:
+                out.append((EffectClass.LOCAL_IRREVERSIBLE, f"{where} deletes files (`{call}`, "
+                                                            "line resolved through imports)"))
+            return
+        verb = {"delete": "deletes", "overwrite": "writes", "modify": "changes",
+                "append": "appends to", "edit": "moves"}.get(action, action)
+        found = path_finding(f"{where} {verb} {path!r} (`{call}`)", path, action, cwd)
+        if found is not None and not found.guess:
+            out.append((found.effect, found.evidence))
+
+    for c in calls:
+        first = c.args[0] if c.args else None
+        if c.name in DELETES:
+            judge(first, "overwrite" if c.name == "os.truncate" else "delete", c.name)
+        elif c.name == "open" and c.mode and any(x in c.mode for x in "wax+"):
+            action: Action = ("append" if "a" in c.mode else "modify" if "+" in c.mode and
+                              "w" not in c.mode or first in read else "overwrite")
+            if first is not None:
+                judge(first, action, f"open(…, {c.mode!r})")
+        elif c.name in MOVES or c.name in COPIES:
+            if len(c.args) >= 2 and c.args[1] is not None:
+                judge(c.args[1], "overwrite", c.name)
+            if c.name in MOVES and first is not None:
+                judge(first, "edit", c.name)
+        elif c.name in SPAWNS and first is not None:
+            spawned.append(first)
+        elif c.name.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
+            argv = next((a for a in c.args[1:] if a is not None and " " in a), None)
+            if argv is not None:
+                spawned.append(argv)
+    return out
+
+
 def _hidden(code: str, where: str, cwd: str, depth: int) -> list[tuple[EffectClass, str]]:
     """Code that decodes a literal and runs it (:data:`_DECODED_RUN`): what the literal
     decodes to is scanned too, and the run itself is untrusted code whatever that shows."""
@@ -321,6 +385,27 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
                          f"{where} deletes files (`{m.group(0).strip()}`)"))
     findings.extend(_writes(code, where, cwd))
     findings.extend(_hidden(code, where, cwd, _depth))
+    deletes = [(m.group(2), m.group(0).strip()) for m in _FS_DELETE.finditer(code)] \
+        if _FS_IMPORT.search(code) else []
+    deletes += [(m.group(1), m.group(0).strip()) for m in _finditer(_GO_DELETE, code, "os.Re",
+                                                                    "os.Truncate")]
+    for path, call in deletes:
+        if path is not None:
+            found = path_finding(f"{where} deletes {path!r} (`{call}`)", path, "delete", cwd)
+            if found is not None:
+                findings.append((found.effect, found.evidence))
+        elif computed_deletes and not temporary:
+            findings.append((EffectClass.LOCAL_IRREVERSIBLE, f"{where} deletes files (`{call}`)"))
+    for m in _finditer(_GO_WRITE, code, "os.WriteFile", "os.Create"):
+        found = path_finding(f"{where} writes {m.group(1)!r} (`{m.group(0)}`)", m.group(1),
+                             "overwrite", cwd)
+        if found is not None and not found.guess:
+            findings.append((found.effect, found.evidence))
+    spawned: list[str] = []
+    language = re.sub(r"[\d.]+$", "", language)  # python3.11 → python
+    if language in ("", "python") and _has_any(code, "import", "open(", "getattr"):
+        findings.extend(_python(code, where, cwd, spawned,
+                                computed=computed_deletes and not temporary))
     for m in _finditer(_SOCKET_SEND, code, "onnect", "Socket", "fsockopen"):
         host = next(g for g in m.groups()[1::2] if g is not None)
         if not _LOCAL_HOSTS.match(host.strip("[]")):
@@ -355,6 +440,11 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
             if spawned is not None:
                 commands.append(spawned)
     commands.extend(_rust_commands(code))
+    commands.extend(spawned)
+    for m in _finditer(_GO_COMMAND, code, "exec.Command"):
+        words = _literal_command("(" + m.group(1).rstrip().rstrip(",") + ",)")
+        if words is not None:
+            commands.append(words)
     commands.extend(_session_runs(code))
     for command in commands:
         e = shell_effect(command, cwd=cwd)

@@ -164,7 +164,7 @@ def shell_effect(command: str, *, cwd: str | None = None,
 
 
 _SCANNED_OR_DATA = frozenset({
-    ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".sh", ".bash",  # read by the scans
+    ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".sh", ".bash", ".go",  # scanned
     ".txt", ".md", ".rst", ".json", ".jsonl", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".csv",
     ".tsv", ".xml", ".html", ".css", ".log", ".out", ".patch", ".diff", ".lock"})
 """Extensions of written files that either the scans read when the command runs them, or
@@ -329,6 +329,8 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             a.add(EffectClass.LOCAL_IRREVERSIBLE,
                   f"`xargs {seg.program}` deletes files read from input the gate cannot see")
             continue
+        if seg.program == "go" and seg.args[:1] == ("run",):  # go run main.go: read as Go
+            a.scripts.extend(("go", x) for x in seg.args[1:] if x.endswith(".go"))
         program_rule(a, seg)
         if seg.program in CLIENTS:
             client_input(a, seg, _fed_text(a, seg, segments, parsed.heredocs))

@@ -1,0 +1,135 @@
+"""Python code read as Python: the calls it makes, resolved through imports and aliases.
+
+The patterns of :mod:`.code` see ``os.remove("f")`` but not ``from os import remove as r;
+r("f")``, ``__import__("os").remove("f")``, ``getattr(os, "remove")("f")`` or
+``open(file="f", mode="w")``. When the code parses as Python, :func:`python_calls` walks its
+tree and names each call by the module function it reaches (``os.remove``), with its literal
+path arguments, so that :func:`~ctxgate.gate.effects.code.code_effect` judges them as it
+judges the patterns' finds. Code that does not parse (another language, a fragment) gives
+nothing here, and the patterns alone judge it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+__all__ = ["PyCall", "python_calls"]
+
+DELETES = frozenset({"os.remove", "os.unlink", "os.rmdir", "os.removedirs", "shutil.rmtree",
+                     "send2trash.send2trash", "os.truncate"})
+"""Module functions that lose a file or a tree (``os.truncate`` empties it)."""
+MOVES = frozenset({"os.rename", "os.replace", "shutil.move", "os.renames"})
+COPIES = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.copytree"})
+SPAWNS = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call",
+                    "subprocess.check_call", "subprocess.check_output", "subprocess.Popen",
+                    "subprocess.getoutput", "subprocess.getstatusoutput", "pty.spawn"})
+_MAX_CHARS = 1 << 20
+"""Code longer than this (characters) is not parsed (the patterns still judge it)."""
+
+
+@dataclass(frozen=True)
+class PyCall:
+    """One call the code makes: ``name`` as the module function it reaches (``os.remove``,
+    ``open``), its literal string arguments in order (``None`` for a computed one), and the
+    literal ``mode`` of an ``open``."""
+
+    name: str
+    args: tuple[str | None, ...]
+    mode: str | None = None
+    line: int = 0
+
+
+class _Resolver:
+    """Aliases from imports and plain assignments, then each call's module function."""
+
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}
+
+    def imported(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                top = a.name.split(".")[0]
+                self.aliases[a.asname or top] = a.name if a.asname else top
+        elif node.module:
+            for a in node.names:
+                self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def assigned(self, node: ast.Assign) -> None:
+        value = self.qualified(node.value)
+        if value is not None:  # r = os.remove; o = __import__("os")
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    self.aliases[target.id] = value
+
+    def qualified(self, node: ast.AST) -> str | None:
+        """The dotted module name an expression reaches, if it is one."""
+        if isinstance(node, ast.Name):
+            return self.aliases.get(node.id, node.id if node.id == "open" else None)
+        if isinstance(node, ast.Attribute):
+            base = self.qualified(node.value)
+            return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Call):
+            func = node.func
+            literal = _literal(node.args[0]) if node.args else None
+            if isinstance(func, ast.Name) and func.id == "__import__" and literal:
+                return literal
+            name = self.qualified(func)
+            if name == "importlib.import_module" and literal:
+                return literal
+            if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
+                base, attr = self.qualified(node.args[0]), _literal(node.args[1])
+                return f"{base}.{attr}" if base and attr else None
+        return None
+
+    def call(self, node: ast.Call) -> PyCall | None:
+        name = self.qualified(node.func)
+        if name is None:
+            return None
+        args = tuple(_literal(a) for a in node.args)
+        mode = None
+        if name in ("open", "io.open", "codecs.open", "builtins.open"):
+            keywords = {k.arg: _literal(k.value) for k in node.keywords if k.arg}
+            name = "open"
+            if not args and "file" in keywords:
+                args = (keywords["file"],)
+            mode = args[1] if len(args) > 1 else keywords.get("mode")
+            args = args[:1]
+        return PyCall(name=name, args=args, mode=mode, line=getattr(node, "lineno", 0))
+
+
+def _literal(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        import shlex
+
+        return shlex.join(e.value for e in node.elts)  # type: ignore[misc]
+    return None
+
+
+def python_calls(code: str) -> list[PyCall] | None:
+    """The module-function calls of ``code`` (module docstring), or ``None`` when it does not
+    parse as Python or is too large to walk. Aliases are collected first, so a name imported
+    inside a function below its use still resolves."""
+    if len(code) > _MAX_CHARS:
+        return None
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    resolver = _Resolver()
+    calls: list[ast.Call] = []
+    try:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                resolver.imported(node)
+            elif isinstance(node, ast.Assign):
+                resolver.assigned(node)
+        found = [resolver.call(c) for c in calls]
+    except RecursionError:
+        return None
+    return sorted((c for c in found if c is not None), key=lambda c: c.line)
