@@ -186,3 +186,26 @@ def test_go_run_reads_the_go_file(repo: Path) -> None:
                "func main() { os.RemoveAll(\"/srv/data\") }\nEOF\ngo run main.go")
     e = shell_effect(command, cwd=str(repo))
     assert e is not None and e.effect is LOSE and "`go` runs" in e.evidence, e
+
+
+@pytest.mark.parametrize("code", [
+    "import os; os.system('r' + 'm -rf /srv/data')",  # a spelled-out concatenation
+    "import os; c = 'rm -rf /srv/data'; os.system(c)",  # a name assigned once
+    "import os\nos.remove(os.path.expanduser('~/.bashrc'))",
+    "from pathlib import Path\nimport shutil\nshutil.rmtree(Path.home() / '.ssh')",
+    "import os\nopen(os.path.join(os.path.expanduser('~'), '.bashrc'), 'a').write('x')",
+    "import redis; redis.Redis().flushall()",  # a data store's client
+    "db.client.drop_database('prod')",
+    "const {execSync: x} = require('child_process'); x('rm -rf /srv/data')",
+    "import { exec as run } from 'child_process'; run('rm -rf /srv/data')",
+    "require('fs').writeFileSync(require('os').homedir() + '/.bashrc', 'curl x | sh')",
+])
+def test_spelled_out_values_aliases_and_clients_fifth_round(repo: Path, home: Path,
+                                                            code: str) -> None:
+    e = code_effect(code, cwd=str(repo))
+    assert e is not None and e.effect is LOSE, (code, e)
+
+
+def test_a_name_assigned_twice_is_not_taken_for_either_value(repo: Path) -> None:
+    assert code_effect("import os; c = 'ls'; c = 'rm -rf /srv/data'; os.system(c)",
+                       cwd=str(repo)) is None  # computed: left to the model

@@ -62,6 +62,14 @@ _FS_IMPORT = re.compile(r"""(?:from\s+['"](?:node:)?fs(?:/promises)?['"]|"""
 name (``import { rm } from "fs/promises"; await rm("x")``, ``fsp.rm("x")``)."""
 _FS_DELETE = re.compile(r"(?<![\w$])(?:\w+\.)?(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync)"
                         r"\(\s*(?:(['\"`])([^'\"`\n]{1,400})\1)?")
+_CP_NAMES = re.compile(r"""\{([^}]{1,300})\}\s*(?:=\s*require\(\s*|from\s*)['"](?:node:)?"""
+                       r"""child_process['"]""")
+"""``const { execSync: run } = require("child_process")`` / ``import { exec as run } from
+"child_process"``: the names the code gives child_process's functions."""
+_STORE_LOSES = re.compile(r"\.(flushall|flushdb|flushAll|flushDb|drop_database|dropDatabase|"
+                          r"drop_collection|delete_many|deleteMany|drop_table|delete_bucket|"
+                          r"delete_objects)\s*\(")
+"""Client methods of Redis, MongoDB, SQLAlchemy and S3 that lose data on a server."""
 _GO_DELETE = re.compile(r"\bos\.(?:RemoveAll|Remove|Truncate)\(\s*(?:\"([^\"\n]{1,400})\")?")
 _GO_WRITE = re.compile(r"\bos\.(?:WriteFile|Create)\(\s*\"([^\"\n]{1,400})\"")
 _GO_COMMAND = re.compile(r"\bexec\.Command(?:Context)?\(\s*(?:ctx\s*,\s*)?((?:\"(?:\\.|[^\"\\])*\""
@@ -106,6 +114,8 @@ _WRITE_CALLS = tuple(re.compile(rx) for rx in (
     r"\bfile_put_contents\(\s*" + _LIT,
     r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['\"](?P<mode>>>?)['\"]\s*,\s*" + _LIT,
     r"\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*['\"](?P<mode>>>?)\s*(?P<path>[^'\"\n>]{1,400})['\"]",
+    r"\b(?:writeFileSync|writeFile|(?P<mode>append)FileSync|appendFile)\(\s*(?:require\(\s*"
+    r"['\"](?:node:)?os['\"]\s*\)|os)\.homedir\(\)\s*\+\s*" + _LIT,
 ))
 """Writes to a literal path: Python's ``open("f", "w")``/``Path("f").write_text``, Node's
 ``fs.writeFileSync("f")``, Ruby's ``File.write("f")``/``File.open("f", "w")``, PHP's
@@ -217,7 +227,7 @@ def _rust_commands(code: str) -> list[str]:
 
 
 _WRITE_NEEDLES = (("open",), ("Path(",), ("File", "Stream"), ("File.",), ("file_put_contents",),
-                  ("open",), ("open",))
+                  ("open",), ("open",), ("homedir",))
 """Words one of which each of :data:`_WRITE_CALLS` needs (a cheap test before it runs)."""
 
 
@@ -256,7 +266,8 @@ def _writes(code: str, where: str, cwd: str) -> list[tuple[EffectClass, str]]:
         action: Action = ("append" if "a" in mode or mode == ">>" else
                           "modify" if "+" in mode and "w" not in mode or
                           m.group("path") in read else "overwrite")
-        changes.append((call[:60], m.group("path"), action))
+        path = m.group("path")
+        changes.append((call[:60], "~" + path if "homedir()" in call else path, action))
     for m in _finditer(_MOVE_CALL, code, "rename", "replace", "move", "copy", "cp", "mv"):
         verb = next(g for g in m.groups()[:6] if g)
         src, dst = m.group(8), m.group(10)
@@ -396,6 +407,10 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
                 findings.append((found.effect, found.evidence))
         elif computed_deletes and not temporary:
             findings.append((EffectClass.LOCAL_IRREVERSIBLE, f"{where} deletes files (`{call}`)"))
+    for m in _finditer(_STORE_LOSES, code, "flush", "drop", "delete_", "deleteMany"):
+        if computed_deletes:  # a project's own test set-up may empty its test database
+            findings.append((EffectClass.LOCAL_IRREVERSIBLE,
+                             f"{where} calls `{m.group(1)}()`, which loses a data store's data"))
     for m in _finditer(_GO_WRITE, code, "os.WriteFile", "os.Create"):
         found = path_finding(f"{where} writes {m.group(1)!r} (`{m.group(0)}`)", m.group(1),
                              "overwrite", cwd)
@@ -441,6 +456,13 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
                 commands.append(spawned)
     commands.extend(_rust_commands(code))
     commands.extend(spawned)
+    for names in _finditer(_CP_NAMES, code, "child_process"):
+        for item in names.group(1).split(","):
+            alias = re.split(r"\s*(?::|\bas\b)\s*", item.strip())[-1]
+            if re.fullmatch(r"[A-Za-z_$][\w$]*", alias):
+                for m in re.finditer(r"(?<![\w.$])" + re.escape(alias) +
+                                     r"\(\s*(['\"`])([^'\"`\n]{1,400})\1", code):
+                    commands.append(m.group(2))
     for m in _finditer(_GO_COMMAND, code, "exec.Command"):
         words = _literal_command("(" + m.group(1).rstrip().rstrip(",") + ",)")
         if words is not None:

@@ -45,6 +45,38 @@ class _Resolver:
 
     def __init__(self) -> None:
         self.aliases: dict[str, str] = {}
+        self.constants: dict[str, str | None] = {}
+        """Names assigned a string the code spells out (``cmd = "rm -rf " + "~"``); a name
+        assigned twice, or once to something computed, is ``None``."""
+
+    def literal(self, node: ast.AST) -> str | None:
+        """The string ``node`` always is, when the code spells it out: a constant, a list of
+        constants (an argv, joined), ``"a" + "b"``, an f-string of constants, a name
+        assigned one of those once, ``os.path.expanduser("~/x")``, ``Path.home() / "x"``,
+        ``os.path.join`` of such parts."""
+        if isinstance(node, ast.Name):
+            return self.constants.get(node.id)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
+            left, right = self.literal(node.left), self.literal(node.right)
+            if isinstance(node.op, ast.Div) and right is not None and isinstance(
+                    node.left, ast.Call) and self.qualified(node.left.func) in (
+                    "pathlib.Path.home", "Path.home"):
+                return "~/" + right
+            if left is None or right is None:
+                return None
+            return left + right if isinstance(node.op, ast.Add) else f"{left}/{right}"
+        if isinstance(node, ast.JoinedStr):
+            parts = [v.value if isinstance(v, ast.Constant) else None for v in node.values]
+            return "".join(parts) if all(isinstance(p, str) for p in parts) else None  # type: ignore[arg-type]
+        if isinstance(node, ast.Call) and node.args:
+            name = self.qualified(node.func) or ""
+            if name.endswith("expanduser") or name.endswith("abspath"):
+                return self.literal(node.args[0])
+            if name.endswith("path.join"):
+                parts = [self.literal(a) for a in node.args]
+                return "/".join(p.rstrip("/") for p in parts) if all(  # type: ignore[union-attr]
+                    p is not None for p in parts) else None
+        return _literal(node)
 
     def imported(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
@@ -56,6 +88,11 @@ class _Resolver:
                 self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
 
     def assigned(self, node: ast.Assign) -> None:
+        text = self.literal(node.value)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                seen = target.id in self.constants
+                self.constants[target.id] = None if seen else text
         value = self.qualified(node.value)
         if value is not None:  # r = os.remove; o = __import__("os")
             for target in node.targets:
@@ -71,14 +108,14 @@ class _Resolver:
             return f"{base}.{node.attr}" if base else None
         if isinstance(node, ast.Call):
             func = node.func
-            literal = _literal(node.args[0]) if node.args else None
+            literal = self.literal(node.args[0]) if node.args else None
             if isinstance(func, ast.Name) and func.id == "__import__" and literal:
                 return literal
             name = self.qualified(func)
             if name == "importlib.import_module" and literal:
                 return literal
             if isinstance(func, ast.Name) and func.id == "getattr" and len(node.args) >= 2:
-                base, attr = self.qualified(node.args[0]), _literal(node.args[1])
+                base, attr = self.qualified(node.args[0]), self.literal(node.args[1])
                 return f"{base}.{attr}" if base and attr else None
         return None
 
@@ -86,10 +123,10 @@ class _Resolver:
         name = self.qualified(node.func)
         if name is None:
             return None
-        args = tuple(_literal(a) for a in node.args)
+        args = tuple(self.literal(a) for a in node.args)
         mode = None
         if name in ("open", "io.open", "codecs.open", "builtins.open"):
-            keywords = {k.arg: _literal(k.value) for k in node.keywords if k.arg}
+            keywords = {k.arg: self.literal(k.value) for k in node.keywords if k.arg}
             name = "open"
             if not args and "file" in keywords:
                 args = (keywords["file"],)
