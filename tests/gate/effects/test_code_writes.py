@@ -209,3 +209,43 @@ def test_spelled_out_values_aliases_and_clients_fifth_round(repo: Path, home: Pa
 def test_a_name_assigned_twice_is_not_taken_for_either_value(repo: Path) -> None:
     assert code_effect("import os; c = 'ls'; c = 'rm -rf /srv/data'; os.system(c)",
                        cwd=str(repo)) is None  # computed: left to the model
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ("ruby -e 'system(\"rm\", \"-rf\", \"/srv/data\")'", "rm -rf /srv/data"),
+    ("ruby -e '%x{rm -rf /srv/data}'", "rm -rf /srv/data"),
+    ("ruby -e 'IO.popen(\"rm -rf /srv/data\")'", "rm -rf /srv/data"),
+    ("ruby -e 'Open3.capture2(\"rm -rf /srv/data\")'", "rm -rf /srv/data"),
+    ("ruby -e 'File.unlink(\"src/dirty.py\")'", "File.unlink"),
+    ("php -r 'shell_exec(\"rm -rf /srv/data\");'", "rm -rf /srv/data"),
+    ("php -r 'passthru(\"rm -rf /srv/data\");'", "rm -rf /srv/data"),
+    ("php -r 'array_map(\"unlink\", glob(\"*\"));'", "array_map"),
+    ("perl -e 'system(\"rm\", \"-rf\", \"/srv/data\")'", "rm -rf /srv/data"),
+    ("perl -e 'open(my $fh, \"|-\", \"rm -rf /srv/data\")'", "rm -rf /srv/data"),
+    ("perl -e 'open(P, \"rm -rf /srv/data |\")'", "rm -rf /srv/data"),
+    ("node -e \"require('child_process').spawn('rm', ['-rf', '/srv/data'])\"",
+     "rm -rf /srv/data"),
+    ("node -e \"require('child_process').execFileSync('rm', ['-rf', '/srv/data'])\"",
+     "rm -rf /srv/data"),
+    ("node -e \"require('fs').truncateSync('src/dirty.py')\"", "src/dirty.py"),
+    ("python3 -c \"import asyncio; asyncio.run(asyncio.create_subprocess_exec('rm', '-rf', "
+     "'/srv/data'))\"", "rm -rf /srv/data"),
+    ("python3 -c \"import os; os.execl('/bin/rm', 'rm', '-rf', '/srv/data')\"",
+     "rm -rf /srv/data"),
+])
+def test_spawns_in_every_language_the_scan_reads(repo: Path, command: str, said: str) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is LOSE, (command, e)
+    assert said in e.evidence + " ".join(e.details), e
+
+
+@pytest.mark.parametrize("code", [
+    "require('child_process').spawn('node', ['server.js'])",
+    "require('child_process').execSync('git status')",
+    "system('ls -la')",
+    "import asyncio\nasyncio.run(asyncio.create_subprocess_exec('pytest', '-q'))",
+])
+def test_spawns_of_readers_are_not_findings(repo: Path, code: str) -> None:
+    e = code_effect(code, cwd=str(repo))
+    assert e is None or not e.effect.destructive, (code, e)
+    assert code_effect("exec('print(1)')", cwd=str(repo), language="python") is None

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shlex
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, combine
 from ctxgate.gate.effects.paths import Action
@@ -45,7 +46,8 @@ _DELETE = re.compile(
     r"\.(rmSync|rmdirSync|unlinkSync|rimrafSync)\s*\(|"
     r"\b(?:File::Path::)?(?:rmtree|remove_tree)\s*\(|"
     r"\bFileUtils\.(?:rm_rf|rm_r|rm|remove_dir|remove_entry\w*|rmdir)\s*\(|"
-    r"\b(?:File\.delete|Dir\.rmdir|Dir\.delete)\s*\(|(?<![\w.$>])(?:unlink|rmdir)\s*\(|"
+    r"\b(?:File\.delete|File\.unlink|Dir\.rmdir|Dir\.delete)\s*\(|"
+    r"\barray_map\(\s*['\"](?:unlink|rmdir)['\"]|(?<![\w.$>])(?:unlink|rmdir)\s*\(|"
     r"\bfs::(?:remove_dir_all|remove_dir|remove_file)\s*\(")
 _NETWORK = re.compile(
     r"\b(?:requests|httpx|session|client|s)\.(post|put|patch|delete)\s*\(|\b(smtplib)\b|"
@@ -62,6 +64,22 @@ _FS_IMPORT = re.compile(r"""(?:from\s+['"](?:node:)?fs(?:/promises)?['"]|"""
 name (``import { rm } from "fs/promises"; await rm("x")``, ``fsp.rm("x")``)."""
 _FS_DELETE = re.compile(r"(?<![\w$])(?:\w+\.)?(?:rm|rmSync|unlink|unlinkSync|rmdir|rmdirSync)"
                         r"\(\s*(?:(['\"`])([^'\"`\n]{1,400})\1)?")
+_SPAWN_ARGS = re.compile(
+    r"(?<![\w$])(?:(?:Kernel|IO|Open3|os|asyncio|child_process|cp|proc|pcntl)\.)?"
+    r"(system|exec|execl|execlp|execle|execv|execvp|execvpe|spawn[lv]?p?e?|spawnSync|execSync|"
+    r"execFileSync|execFile|shell_exec|passthru|proc_open|popen[23]?|capture[23]e?|"
+    r"pipeline_[rw]|create_subprocess_(?:shell|exec)|pcntl_exec)\s*\(([^()]{0,2000}"
+    r"(?:\([^()]{0,200}\)[^()]{0,2000})*)\)")
+"""A spawn whose arguments are literal strings or literal lists, in any of the languages the
+scan reads: Ruby/Perl ``system("rm", "-rf", x)``, Node ``spawn("rm", ["-rf", x])`` and
+``execFileSync``, PHP ``shell_exec``/``passthru``/``proc_open``, Ruby ``IO.popen`` and
+``Open3.capture2``, Python ``asyncio.create_subprocess_exec`` and ``os.execl``/``spawnlp``.
+The literal words, in order, are the command (one word with spaces is a shell command)."""
+_WORD_LITERAL = re.compile(r"""(['"])((?:\\.|(?!\1).){0,400})\1""")
+_PIPE_OPEN = re.compile(r"""\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['"](?:\|-|-\|)['"]\s*,\s*"""
+                        r"""(['"])([^'"\n]{1,400})\1|(['"])([^'"\n|]{1,400})\|\s*\3|"""
+                        r"""(['"])\|\s*([^'"\n]{1,400})\5)""")
+"""Perl's pipe opens: ``open(my $fh, "|-", "cmd")``, ``open(P, "cmd |")``, ``open(P, "| cmd")``."""
 _CP_NAMES = re.compile(r"""\{([^}]{1,300})\}\s*(?:=\s*require\(\s*|from\s*)['"](?:node:)?"""
                        r"""child_process['"]""")
 """``const { execSync: run } = require("child_process")`` / ``import { exec as run } from
@@ -108,7 +126,7 @@ _WRITE_CALLS = tuple(re.compile(rx) for rx in (
     r"\b(?:open|io\.open|codecs\.open)\(\s*" + _LIT +
     r"\s*,\s*(?:mode\s*=\s*)?[rbu]?['\"](?P<mode>[rwaxbt+]{1,4})['\"]",
     r"Path\(\s*" + _LIT + r"\s*\)\s*\.(?:write_text|write_bytes|open\(\s*['\"](?P<mode>[wa]))",
-    r"\b(?:fs(?:\.promises)?\.)?(?:writeFileSync|writeFile|createWriteStream|"
+    r"\b(?:fs(?:\.promises)?\.)?(?:writeFileSync|writeFile|createWriteStream|truncateSync|"
     r"(?P<mode>append)FileSync|appendFile)\(\s*" + _LIT,
     r"\bFile\.(?:write|open)\(\s*" + _LIT + r"(?:\s*,\s*['\"](?P<mode>[rwa])[b+]?['\"])?",
     r"\bfile_put_contents\(\s*" + _LIT,
@@ -226,7 +244,7 @@ def _rust_commands(code: str) -> list[str]:
     return out
 
 
-_WRITE_NEEDLES = (("open",), ("Path(",), ("File", "Stream"), ("File.",), ("file_put_contents",),
+_WRITE_NEEDLES = (("open",), ("Path(",), ("File", "Stream", "truncate"), ("File.",), ("file_put_contents",),
                   ("open",), ("open",), ("homedir",))
 """Words one of which each of :data:`_WRITE_CALLS` needs (a cheap test before it runs)."""
 
@@ -456,6 +474,21 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
                 commands.append(spawned)
     commands.extend(_rust_commands(code))
     commands.extend(spawned)
+    for m in _finditer(_SPAWN_ARGS, code, "system", "exec", "spawn", "popen", "passthru",
+                       "proc_open", "capture", "pipeline_", "create_subprocess"):
+        if m.group(1) == "exec" and language == "python":
+            continue  # Python's exec() runs Python (the decoded-code rule judges it)
+        words = [w.group(2) for w in _WORD_LITERAL.finditer(m.group(2))]
+        if not words:
+            continue
+        if m.group(1) in ("execl", "execlp", "execle", "execv", "execvp", "execvpe") or \
+                m.group(1).startswith("spawn") and m.group(1) not in ("spawn", "spawnSync"):
+            words = words[1:] if len(words) > 1 else words  # the path, then argv[0] …
+        commands.append(words[0] if len(words) == 1 else shlex.join(words))
+    for m in _finditer(_PIPE_OPEN, code, "open"):
+        commands.append((m.group(2) or m.group(4) or m.group(6)).strip())
+    for m in _finditer(re.compile(r"%x\{([^}\n]{1,400})\}"), code, "%x"):
+        commands.append(m.group(1))
     for names in _finditer(_CP_NAMES, code, "child_process"):
         for item in names.group(1).split(","):
             alias = re.split(r"\s*(?::|\bas\b)\s*", item.strip())[-1]
