@@ -194,3 +194,15 @@ def test_destructive_sql_under_any_argument_name_of_a_database_tool() -> None:
     assert executed_argument("query", {"q": "SELECT 1"}) is None
     # nor is a tool whose name names no database
     assert executed_argument("search_notes", {"q": "DELETE FROM users"}) is None
+
+
+def test_code_in_a_shell_language_is_a_shell_command() -> None:
+    assert executed_argument("run_code", {"language": "bash", "code": "rm -rf x"}) == (
+        "shell", "code", "rm -rf x")
+    assert executed_argument("run_code", {"language": "python", "code": "print(1)"}) == (
+        "code", "code", "print(1)")
+
+
+def test_a_tool_named_github_takes_gh_arguments() -> None:
+    assert executed_argument("github", {"args": ["repo", "delete", "a/b", "--yes"]}) == (
+        "shell", "args", "gh repo delete a/b --yes")

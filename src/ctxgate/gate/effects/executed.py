@@ -63,6 +63,7 @@ PROGRAM_TOOLS: dict[str, str] = {
                       "vercel", "netlify", "firebase", "gh", "npm", "yarn", "pnpm", "cargo",
                       "systemctl", "rsync", "mongosh", "psql", "mysql", "sqlite3")},
     "redis": "redis-cli", "kubernetes": "kubectl", "k8s": "kubectl", "mongo": "mongosh",
+    "github": "gh",
 }
 """A tool named after a command-line program (its first word, or its MCP server's name)
 whose argument is that program's arguments: judged as ``PROGRAM ARGS`` by the shell parser."""
@@ -79,6 +80,10 @@ _CODE_WORDS_IF_RUN = frozenset({"code", "cell", "script", "sandbox", "snippet"})
 """These only with a word that runs (``run_code``, ``execute_cell``; not ``search_code``)."""
 _CODE_KEYS = frozenset({"code", "source", "source_code", "script", "cell", "expression",
                         "snippet", "program", "python", "javascript", "js"})
+_SHELL_LANGUAGES = frozenset({"bash", "sh", "shell", "zsh", "fish", "powershell", "pwsh",
+                              "cmd", "console", "terminal"})
+"""A ``language`` argument naming a shell: the code is a shell command (``run_code {"language":
+"bash", "code": "rm -rf ~"}``), judged by the shell rules, not the code scan."""
 _HTTP_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"})
 _HTTP_KEYS = frozenset({"method", "http_method", "verb", "request_method"})
 _URL_KEYS = frozenset({"url", "uri", "path", "endpoint", "route", "href", "link"})
@@ -163,9 +168,11 @@ def _top_level(tool: str, server: str, arguments: Mapping[str, Any]) -> Executed
                 if e is not None and e.effect.destructive:
                     return "sql", key, value
     if _runs_code(tool, words):
+        shell = _SHELL_LANGUAGES & {str(v).lower() for k, v in arguments.items()
+                                    if str(k).lower() in ("language", "lang", "kernel", "shell")}
         for key, value in strings:
             if key.lower() in _CODE_KEYS:
-                return "code", key, value
+                return ("shell" if shell else "code"), key, value
     return None
 
 
