@@ -1,4 +1,5 @@
-"""Code an argument runs (Python, JavaScript, a notebook cell): what it visibly destroys or sends.
+"""Code that runs (Python, JavaScript, Ruby, Perl, PHP, Go, a notebook cell): what it visibly
+destroys, sends or hides.
 
 A ``python_repl {"code": …}`` or ``jupyter_execute_cell`` call runs whatever its code says.
 The code is not executed or fully parsed here; :func:`code_effect` looks for the calls that
@@ -23,9 +24,18 @@ lose data or leave the machine, each a finding with the line it is on:
   handed on as a value (``map(os.unlink, …)``);
 - a raw socket to a literal host that is not this machine → external;
 - code that decodes a literal and runs it (``exec(base64.b64decode(…))``, PHP's
-  ``eval(base64_decode(…))``) → untrusted code, and what the literal decodes to is scanned.
+  ``eval(base64_decode(…))``) → untrusted code, and what the literal decodes to is scanned;
+- spawns with literal words in any of these languages (Ruby/Perl ``system("rm", "-rf", x)``,
+  ``%x{}``, ``IO.popen``, PHP ``shell_exec``, Perl pipe opens, Node ``spawn``/``execFileSync``
+  and destructured ``child_process`` names, Python ``asyncio`` subprocesses); Node ``fs``
+  deletes by any name once ``fs`` is imported; Go's ``os.RemoveAll``/``WriteFile`` and
+  ``exec.Command``; data-store clients' ``flushall()``/``drop_database()`` → irreversible;
+- Python read as Python (:mod:`.pycalls`): calls resolved through imports, aliases,
+  ``__import__`` and ``getattr``, with the strings the code spells out.
 
-Code with no finding gives ``None``: the decision model judges it (most code only computes).
+Every pattern runs only when a word its matches need is in the code (a long script scanned
+by each pattern cost as much as the rest of the gate). Code with no finding gives ``None``:
+the decision model judges it (most code only computes).
 """
 
 from __future__ import annotations
@@ -80,6 +90,8 @@ _PIPE_OPEN = re.compile(r"""\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['"](?:\|-|
                         r"""(['"])([^'"\n]{1,400})\1|(['"])([^'"\n|]{1,400})\|\s*\3|"""
                         r"""(['"])\|\s*([^'"\n]{1,400})\5)""")
 """Perl's pipe opens: ``open(my $fh, "|-", "cmd")``, ``open(P, "cmd |")``, ``open(P, "| cmd")``."""
+_RUBY_X = re.compile(r"%x\{([^}\n]{1,400})\}")
+"""Ruby's ``%x{cmd}``, a command's output as a string (it runs the command)."""
 _CP_NAMES = re.compile(r"""\{([^}]{1,300})\}\s*(?:=\s*require\(\s*|from\s*)['"](?:node:)?"""
                        r"""child_process['"]""")
 """``const { execSync: run } = require("child_process")`` / ``import { exec as run } from
@@ -380,6 +392,60 @@ def _hidden(code: str, where: str, cwd: str, depth: int) -> list[tuple[EffectCla
     return out
 
 
+def _commands(code: str, language: str) -> list[str]:
+    """The literal commands the code spawns, for the shell rules: notebook ``!cmd`` lines and
+    ``%%bash`` cells, ``os.system``/``subprocess`` strings and lists, ``os.exec*``, bare
+    Perl/Ruby/PHP spawns, Rust's ``Command::new``, spawns with literal words in any language,
+    Perl pipe opens, Ruby ``%x{}``, Node's destructured ``child_process`` names, Go's
+    ``exec.Command``, nox's ``session.run``."""
+    commands = [m.group(1) for m in _SHELL_LINE.finditer(code)]
+    cell = _SHELL_CELL.match(code)
+    if cell:
+        commands.append(cell.group(1))
+    for m in _SPAWN.finditer(code):
+        literal = _literal_command(m.group(1))
+        if literal is not None:
+            commands.append(literal)
+    for m in _finditer(_EXEC_FAMILY, code, "os.exec", "os.spawn", "os.posix_spawn"):
+        words = _literal_command(m.group(2))
+        if words is not None:
+            commands.append(words)
+    if language in _BACKTICK_LANGUAGES:
+        for m in _BARE_SPAWN.finditer(code):
+            bare = next((g for g in m.groups()[1:] if g and g not in "|/!"), None)
+            if bare is not None:
+                commands.append(bare)
+    commands.extend(_rust_commands(code))
+    for m in _finditer(_SPAWN_ARGS, code, "system", "exec", "spawn", "popen", "passthru",
+                       "proc_open", "capture", "pipeline_", "create_subprocess"):
+        if m.group(1) == "exec" and language == "python":
+            continue  # Python's exec() runs Python (the decoded-code rule judges it)
+        words = [w.group(2) for w in _WORD_LITERAL.finditer(m.group(2))]
+        if not words:
+            continue
+        if m.group(1) in ("execl", "execlp", "execle", "execv", "execvp", "execvpe") or \
+                m.group(1).startswith("spawn") and m.group(1) not in ("spawn", "spawnSync"):
+            words = words[1:] if len(words) > 1 else words  # the path, then argv[0] …
+        commands.append(words[0] if len(words) == 1 else shlex.join(words))
+    for m in _finditer(_PIPE_OPEN, code, "open"):
+        commands.append((m.group(2) or m.group(4) or m.group(6)).strip())
+    for m in _finditer(_RUBY_X, code, "%x"):
+        commands.append(m.group(1))
+    for names in _finditer(_CP_NAMES, code, "child_process"):
+        for item in names.group(1).split(","):
+            alias = re.split(r"\s*(?::|\bas\b)\s*", item.strip())[-1]
+            if re.fullmatch(r"[A-Za-z_$][\w$]*", alias):
+                for m in re.finditer(r"(?<![\w.$])" + re.escape(alias) +
+                                     r"\(\s*(['\"`])([^'\"`\n]{1,400})\1", code):
+                    commands.append(m.group(2))
+    for m in _finditer(_GO_COMMAND, code, "exec.Command"):
+        words = _literal_command("(" + m.group(1).rstrip().rstrip(",") + ",)")
+        if words is not None:
+            commands.append(words)
+    commands.extend(_session_runs(code))
+    return commands
+
+
 def code_effect(code: str, *, where: str = "the code", cwd: str,
                 computed_deletes: bool = True, language: str = "",
                 _depth: int = 0) -> Effect | None:
@@ -455,52 +521,7 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
         findings.append((EffectClass.EXTERNAL,
                          f"{where} sends a request that changes a remote service "
                          f"(`{m.group(0).strip()}`)"))
-    commands = [m.group(1) for m in _SHELL_LINE.finditer(code)]
-    cell = _SHELL_CELL.match(code)
-    if cell:
-        commands.append(cell.group(1))
-    for m in _SPAWN.finditer(code):
-        literal = _literal_command(m.group(1))
-        if literal is not None:
-            commands.append(literal)
-    for m in _finditer(_EXEC_FAMILY, code, "os.exec", "os.spawn", "os.posix_spawn"):
-        words = _literal_command(m.group(2))
-        if words is not None:
-            commands.append(words)
-    if language in _BACKTICK_LANGUAGES:
-        for m in _BARE_SPAWN.finditer(code):
-            spawned = next((g for g in m.groups()[1:] if g and g not in "|/!"), None)
-            if spawned is not None:
-                commands.append(spawned)
-    commands.extend(_rust_commands(code))
-    commands.extend(spawned)
-    for m in _finditer(_SPAWN_ARGS, code, "system", "exec", "spawn", "popen", "passthru",
-                       "proc_open", "capture", "pipeline_", "create_subprocess"):
-        if m.group(1) == "exec" and language == "python":
-            continue  # Python's exec() runs Python (the decoded-code rule judges it)
-        words = [w.group(2) for w in _WORD_LITERAL.finditer(m.group(2))]
-        if not words:
-            continue
-        if m.group(1) in ("execl", "execlp", "execle", "execv", "execvp", "execvpe") or \
-                m.group(1).startswith("spawn") and m.group(1) not in ("spawn", "spawnSync"):
-            words = words[1:] if len(words) > 1 else words  # the path, then argv[0] …
-        commands.append(words[0] if len(words) == 1 else shlex.join(words))
-    for m in _finditer(_PIPE_OPEN, code, "open"):
-        commands.append((m.group(2) or m.group(4) or m.group(6)).strip())
-    for m in _finditer(re.compile(r"%x\{([^}\n]{1,400})\}"), code, "%x"):
-        commands.append(m.group(1))
-    for names in _finditer(_CP_NAMES, code, "child_process"):
-        for item in names.group(1).split(","):
-            alias = re.split(r"\s*(?::|\bas\b)\s*", item.strip())[-1]
-            if re.fullmatch(r"[A-Za-z_$][\w$]*", alias):
-                for m in re.finditer(r"(?<![\w.$])" + re.escape(alias) +
-                                     r"\(\s*(['\"`])([^'\"`\n]{1,400})\1", code):
-                    commands.append(m.group(2))
-    for m in _finditer(_GO_COMMAND, code, "exec.Command"):
-        words = _literal_command("(" + m.group(1).rstrip().rstrip(",") + ",)")
-        if words is not None:
-            commands.append(words)
-    commands.extend(_session_runs(code))
+    commands = _commands(code, language) + spawned
     for command in commands:
         e = shell_effect(command, cwd=cwd)
         if e is not None and e.effect is not EffectClass.READ_ONLY:
