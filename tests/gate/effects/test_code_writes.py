@@ -249,3 +249,24 @@ def test_spawns_of_readers_are_not_findings(repo: Path, code: str) -> None:
     e = code_effect(code, cwd=str(repo))
     assert e is None or not e.effect.destructive, (code, e)
     assert code_effect("exec('print(1)')", cwd=str(repo), language="python") is None
+
+
+@pytest.mark.parametrize("command", [
+    "python3 -c \"from os import *; remove('src/dirty.py')\"",  # a star import
+    "python3 -c \"import os; os.__dict__['remove']('src/dirty.py')\"",
+    "python3 -c \"import os; os.open('src/dirty.py', os.O_WRONLY | os.O_TRUNC)\"",
+    "python3 -c \"import os as o; getattr(o, 'sys' + 'tem')('rm -rf /srv/data')\"",
+    "ruby -e 'send(:system, \"rm -rf /srv/data\")'",
+    "ruby -e 'Kernel.send(:`, \"rm -rf /srv/data\")'",
+    "perl -e 'my $c = \"rm -rf /srv/data\"; system($c)'",
+    "php -r '$f = \"shell_exec\"; $f(\"rm -rf /srv/data\");'",
+])
+def test_seventh_round_names_and_variables(repo: Path, command: str) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is LOSE, (command, e)
+
+
+def test_a_variable_spawn_of_a_reader_and_a_send_of_another_method(repo: Path) -> None:
+    assert code_effect("my $c = \"ls -la\"; system($c);", cwd=str(repo), language="perl") is None
+    assert code_effect("obj.send(:name, \"rm -rf /srv/data\")", cwd=str(repo),
+                       language="ruby") is None

@@ -90,6 +90,19 @@ _PIPE_OPEN = re.compile(r"""\bopen\s*\(?\s*(?:my\s+)?[$\w]+\s*,\s*(?:['"](?:\|-|
                         r"""(['"])([^'"\n]{1,400})\1|(['"])([^'"\n|]{1,400})\|\s*\3|"""
                         r"""(['"])\|\s*([^'"\n]{1,400})\5)""")
 """Perl's pipe opens: ``open(my $fh, "|-", "cmd")``, ``open(P, "cmd |")``, ``open(P, "| cmd")``."""
+_ASSIGNED_STRING = re.compile(r"(?:\b(?:my|our|local|const|let|var)\s+)?(\$?[A-Za-z_]\w*)\s*=\s*"
+                              r"(['\"])((?:\\.|(?!\2).){1,400})\2\s*;")
+"""``my $c = "rm -rf x";``, ``const c = '…';``, ``$f = "shell_exec";``: names a script assigns
+a string it spells out (JavaScript, Perl, PHP, Ruby with a semicolon)."""
+_SPAWN_NAMES = frozenset({"system", "exec", "spawn", "popen", "shell_exec", "passthru",
+                          "proc_open", "execSync", "`"})
+_SPAWN_BY_NAME = re.compile(r"\b(?:send|public_send|__send__)\(\s*:([\w`]+)\s*,\s*([^)\n]{1,400})\)"
+                            r"|\$(\w+)\s*\(([^)\n]{1,400})\)")
+"""A spawn called by name: Ruby's ``send(:system, "…")`` and PHP's ``$f("…")`` where ``$f``
+holds ``"shell_exec"``."""
+_SPAWN_VARIABLE = re.compile(r"(?<![\w$.])(system|exec|spawn|popen|passthru|shell_exec|execSync)"
+                             r"\s*\(\s*(\$?[A-Za-z_]\w*)\s*\)")
+"""A spawn of a name the script assigned a string (``system($c)``)."""
 _RUBY_X = re.compile(r"%x\{([^}\n]{1,400})\}")
 """Ruby's ``%x{cmd}``, a command's output as a string (it runs the command)."""
 _CP_NAMES = re.compile(r"""\{([^}]{1,300})\}\s*(?:=\s*require\(\s*|from\s*)['"](?:node:)?"""
@@ -427,6 +440,15 @@ def _commands(code: str, language: str) -> list[str]:
                 m.group(1).startswith("spawn") and m.group(1) not in ("spawn", "spawnSync"):
             words = words[1:] if len(words) > 1 else words  # the path, then argv[0] …
         commands.append(words[0] if len(words) == 1 else shlex.join(words))
+    consts = {m.group(1): m.group(3) for m in _ASSIGNED_STRING.finditer(code)}
+    for m in _finditer(_SPAWN_BY_NAME, code, "send", "$"):
+        target = m.group(1) or consts.get("$" + (m.group(3) or ""), "")
+        words = [w.group(2) for w in _WORD_LITERAL.finditer(m.group(2) or m.group(4) or "")]
+        if target in _SPAWN_NAMES and words:
+            commands.append(words[0] if len(words) == 1 else shlex.join(words))
+    for m in _finditer(_SPAWN_VARIABLE, code, "system", "exec", "spawn", "popen", "passthru"):
+        if m.group(2) in consts:  # my $c = "rm -rf x"; system($c)
+            commands.append(consts[m.group(2)])
     for m in _finditer(_PIPE_OPEN, code, "open"):
         commands.append((m.group(2) or m.group(4) or m.group(6)).strip())
     for m in _finditer(_RUBY_X, code, "%x"):

@@ -24,6 +24,8 @@ COPIES = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.co
 SPAWNS = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call",
                     "subprocess.check_call", "subprocess.check_output", "subprocess.Popen",
                     "subprocess.getoutput", "subprocess.getstatusoutput", "pty.spawn"})
+_KNOWN = DELETES | MOVES | COPIES | SPAWNS | frozenset({"os.open", "os.execv", "os.execvp",
+                                                       "os.execl", "os.execlp", "os.spawnlp"})
 _MAX_CHARS = 1 << 20
 """Code longer than this (characters) is not parsed (the patterns still judge it)."""
 
@@ -85,6 +87,12 @@ class _Resolver:
                 self.aliases[a.asname or top] = a.name if a.asname else top
         elif node.module:
             for a in node.names:
+                if a.name == "*":  # from os import *: every function the rules know by name
+                    for known in _KNOWN:
+                        module, _, function = known.rpartition(".")
+                        if module == node.module:
+                            self.aliases[function] = known
+                    continue
                 self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
 
     def assigned(self, node: ast.Assign) -> None:
@@ -106,6 +114,10 @@ class _Resolver:
         if isinstance(node, ast.Attribute):
             base = self.qualified(node.value)
             return f"{base}.{node.attr}" if base else None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+                node.value.attr == "__dict__":  # os.__dict__["remove"]
+            base, key = self.qualified(node.value.value), self.literal(node.slice)
+            return f"{base}.{key}" if base and key else None
         if isinstance(node, ast.Call):
             func = node.func
             literal = self.literal(node.args[0]) if node.args else None
@@ -132,6 +144,11 @@ class _Resolver:
                 args = (keywords["file"],)
             mode = args[1] if len(args) > 1 else keywords.get("mode")
             args = args[:1]
+        if name == "os.open" and len(node.args) > 1:  # os.open(path, os.O_WRONLY | os.O_TRUNC)
+            flags = ast.unparse(node.args[1])
+            mode = "w" if "TRUNC" in flags else "a" if "APPEND" in flags else \
+                "r+" if "WRONLY" in flags or "RDWR" in flags else None
+            name, args = "open", args[:1]
         return PyCall(name=name, args=args, mode=mode, line=getattr(node, "lineno", 0))
 
 
