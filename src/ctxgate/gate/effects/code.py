@@ -292,89 +292,117 @@ def _opened_for_reading(m: re.Match[str]) -> bool:
     return bool(mode) and not any(c in mode for c in "wax+>")
 
 
-def _writes(code: str, where: str, cwd: str) -> list[tuple[EffectClass, str]]:
-    """Findings of writes, moves and copies to literal paths (:data:`_WRITE_CALLS`,
-    :data:`_MOVE_CALL`), judged by the path rules like a redirection or ``mv``."""
-    from ctxgate.gate.effects.shell import path_finding
+Change = tuple[str, str, Action]
+"""``(call, literal path, action)``: one write the code makes, for :func:`_judge_changes`."""
+Delete = tuple[str | None, str]
+"""``(literal path or None when computed, call)``: one delete, for :func:`_judge_deletes`."""
 
-    changes: list[tuple[str, str, Action]] = []
+
+def _write_action(mode: str, path: str | None, read: set[str | None]) -> Action:
+    """What a write in ``mode`` does to ``path``: append, an in-place change (``r+``, or a
+    file the same code also reads: read, changed, written back, as ``sed -i``), or an
+    overwrite."""
+    if "a" in mode or mode == ">>":
+        return "append"
+    if "+" in mode and "w" not in mode or path in read:
+        return "modify"
+    return "overwrite"
+
+
+def _writes(code: str) -> list[Change]:
+    """Writes, moves and copies to literal paths (:data:`_WRITE_CALLS`, :data:`_MOVE_CALL`,
+    Go's :data:`_GO_WRITE`)."""
+    changes: list[Change] = []
     writes = [m for rx, needles in zip(_WRITE_CALLS, _WRITE_NEEDLES, strict=True)
               for m in _finditer(rx, code, *needles)
               if not _opened_for_reading(m)]
     starts = {m.start() for m in writes}
     read = {m.group("path") for m in _READ_CALL.finditer(code) if m.start() not in starts}
     for m in writes:
-        mode = m.groupdict().get("mode") or ""
-        call = m.group(0).strip()
-        action: Action = ("append" if "a" in mode or mode == ">>" else
-                          "modify" if "+" in mode and "w" not in mode or
-                          m.group("path") in read else "overwrite")
-        path = m.group("path")
-        changes.append((call[:60], "~" + path if "homedir()" in call else path, action))
+        call, path = m.group(0).strip(), m.group("path")
+        changes.append((call[:60], "~" + path if "homedir()" in call else path,
+                        _write_action(m.groupdict().get("mode") or "", path, read)))
     for m in _finditer(_MOVE_CALL, code, "rename", "replace", "move", "copy", "cp", "mv"):
         verb = next(g for g in m.groups()[:6] if g)
         src, dst = m.group(8), m.group(10)
         changes.append((m.group(0)[:60], dst, "overwrite"))
         if verb in ("rename", "replace", "move", "renameSync", "mv"):
             changes.append((m.group(0)[:60], src, "edit"))
+    changes += [(m.group(0), m.group(1), "overwrite")
+                for m in _finditer(_GO_WRITE, code, "os.WriteFile", "os.Create")]
+    return changes
+
+
+_VERBS: dict[str, str] = {"delete": "deletes", "overwrite": "writes", "modify": "changes",
+                          "append": "appends to", "edit": "moves"}
+
+
+def _judge_changes(changes: list[Change], where: str, cwd: str) -> list[tuple[EffectClass, str]]:
+    """Each write judged by the path rules like a redirection or ``mv``; a path the gate
+    cannot expand is no evidence here (scripts write where they compute)."""
+    from ctxgate.gate.effects.shell import path_finding
+
     out = []
     for call, path, action in changes:
-        found = path_finding(f"{where} writes {path!r} (`{call}`)", path, action, cwd)
+        found = path_finding(f"{where} {_VERBS[action]} {path!r} (`{call}`)", path, action, cwd)
         if found is not None and not found.guess:
             out.append((found.effect, found.evidence))
     return out
 
 
-def _python(code: str, where: str, cwd: str, spawned: list[str], *,
-            computed: bool) -> list[tuple[EffectClass, str]]:
-    """Findings of the Python calls :func:`.pycalls.python_calls` resolves through imports
-    and aliases (``from os import remove as r; r("f")``, ``__import__("os").remove``,
-    ``open(file="f", mode="w")``): deletes, writes, moves and copies judged by the path
-    rules; the literal commands of spawns are appended to ``spawned`` for the shell rules.
-    ``computed``: a delete of a computed path is a finding."""
-    from ctxgate.gate.effects.pycalls import COPIES, DELETES, MOVES, SPAWNS, python_calls
+def _judge_deletes(deletes: list[Delete], where: str, cwd: str, *,
+                   computed: bool) -> list[tuple[EffectClass, str]]:
+    """A literal path judged by the path rules, as for ``rm``; a computed one irreversible
+    when ``computed`` (not in code that makes temporary files, nor in a project's own file
+    that cleans up after itself)."""
     from ctxgate.gate.effects.shell import path_finding
 
-    calls = python_calls(code)
-    if not calls:
-        return []
+    out = []
+    for path, call in deletes:
+        if path is not None:
+            found = path_finding(f"{where} deletes {path!r} (`{call}`)", path, "delete", cwd)
+            if found is not None:
+                out.append((found.effect, found.evidence))
+        elif computed:
+            out.append((EffectClass.LOCAL_IRREVERSIBLE, f"{where} deletes files (`{call}`)"))
+    return out
+
+
+def _python(code: str, spawned: list[str]) -> tuple[list[Delete], list[Change]]:
+    """The deletes and writes of the Python calls :func:`.pycalls.python_calls` resolves
+    through imports and aliases (``from os import remove as r; r("f")``,
+    ``__import__("os").remove``, ``open(file="f", mode="w")``); the literal commands of
+    spawns are appended to ``spawned`` for the shell rules."""
+    from ctxgate.gate.effects.pycalls import COPIES, DELETES, MOVES, SPAWNS, python_calls
+
+    deletes: list[Delete] = []
+    changes: list[Change] = []
+    calls = python_calls(code) or []
     read = {c.args[0] for c in calls if c.name == "open" and c.args and c.args[0] and
             not (c.mode and any(x in c.mode for x in "wax+"))}
-    out: list[tuple[EffectClass, str]] = []
-
-    def judge(path: str | None, action: Action, call: str) -> None:
-        if path is None:
-            if action == "delete" and computed:
-                out.append((EffectClass.LOCAL_IRREVERSIBLE, f"{where} deletes files (`{call}`, "
-                                                            "line resolved through imports)"))
-            return
-        verb = {"delete": "deletes", "overwrite": "writes", "modify": "changes",
-                "append": "appends to", "edit": "moves"}.get(action, action)
-        found = path_finding(f"{where} {verb} {path!r} (`{call}`)", path, action, cwd)
-        if found is not None and not found.guess:
-            out.append((found.effect, found.evidence))
-
     for c in calls:
         first = c.args[0] if c.args else None
-        if c.name in DELETES:
-            judge(first, "overwrite" if c.name == "os.truncate" else "delete", c.name)
-        elif c.name == "open" and c.mode and any(x in c.mode for x in "wax+"):
-            action: Action = ("append" if "a" in c.mode else "modify" if "+" in c.mode and
-                              "w" not in c.mode or first in read else "overwrite")
+        if c.name == "os.truncate":
             if first is not None:
-                judge(first, action, f"open(…, {c.mode!r})")
+                changes.append((c.name, first, "overwrite"))
+        elif c.name in DELETES:
+            deletes.append((first, f"{c.name}, resolved through imports"))
+        elif c.name == "open" and c.mode and any(x in c.mode for x in "wax+"):
+            if first is not None:
+                changes.append((f"open(…, {c.mode!r})", first, _write_action(c.mode, first,
+                                                                              read)))
         elif c.name in MOVES or c.name in COPIES:
             if len(c.args) >= 2 and c.args[1] is not None:
-                judge(c.args[1], "overwrite", c.name)
+                changes.append((c.name, c.args[1], "overwrite"))
             if c.name in MOVES and first is not None:
-                judge(first, "edit", c.name)
+                changes.append((c.name, first, "edit"))
         elif c.name in SPAWNS and first is not None:
             spawned.append(first)
         elif c.name.startswith(("os.exec", "os.spawn", "os.posix_spawn")):
             argv = next((a for a in c.args[1:] if a is not None and " " in a), None)
             if argv is not None:
                 spawned.append(argv)
-    return out
+    return deletes, changes
 
 
 def _hidden(code: str, where: str, cwd: str, depth: int) -> list[tuple[EffectClass, str]]:
@@ -403,6 +431,12 @@ def _hidden(code: str, where: str, cwd: str, depth: int) -> list[tuple[EffectCla
         if found is not None and found.effect.destructive:
             out.append((found.effect, found.evidence))
     return out
+
+
+def _as_command(words: list[str]) -> str:
+    """Literal spawn arguments as a command line: one word is a shell command as it stands
+    (``system("rm -rf x")``), several are an argv (``system("rm", "-rf", "x")``)."""
+    return words[0] if len(words) == 1 else shlex.join(words)
 
 
 def _commands(code: str, language: str) -> list[str]:
@@ -439,13 +473,13 @@ def _commands(code: str, language: str) -> list[str]:
         if m.group(1) in ("execl", "execlp", "execle", "execv", "execvp", "execvpe") or \
                 m.group(1).startswith("spawn") and m.group(1) not in ("spawn", "spawnSync"):
             words = words[1:] if len(words) > 1 else words  # the path, then argv[0] …
-        commands.append(words[0] if len(words) == 1 else shlex.join(words))
+        commands.append(_as_command(words))
     consts = {m.group(1): m.group(3) for m in _ASSIGNED_STRING.finditer(code)}
     for m in _finditer(_SPAWN_BY_NAME, code, "send", "$"):
         target = m.group(1) or consts.get("$" + (m.group(3) or ""), "")
         words = [w.group(2) for w in _WORD_LITERAL.finditer(m.group(2) or m.group(4) or "")]
         if target in _SPAWN_NAMES and words:
-            commands.append(words[0] if len(words) == 1 else shlex.join(words))
+            commands.append(_as_command(words))
     for m in _finditer(_SPAWN_VARIABLE, code, "system", "exec", "spawn", "popen", "passthru"):
         if m.group(2) in consts:  # my $c = "rm -rf x"; system($c)
             commands.append(consts[m.group(2)])
@@ -477,56 +511,33 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
     ``conftest.py`` or ``setup.py`` that cleans up after itself); literal paths still are.
     ``language``: the interpreter (``perl``, ``ruby``, ``php`` also run backticks and
     ``system "…"`` without parentheses)."""
-    from ctxgate.gate.effects.shell import path_finding, shell_effect
+    from ctxgate.gate.effects.shell import shell_effect
     from ctxgate.gate.effects.sql import sql_effect
 
     findings: list[tuple[EffectClass, str]] = []
-    temporary = bool(_TEMPFILES.search(code))
-    for m in _DELETE.finditer(code):
-        call = m.group(0).strip()
-        path = _deleted_literal(code, m)
-        if path is not None:  # a literal path: the path rules judge it, as for `rm`
-            found = path_finding(f"{where} deletes {path!r} (`{call}`)", path, "delete", cwd)
-            if found is not None:
-                findings.append((found.effect, found.evidence))
-            continue
-        if temporary or not computed_deletes:
-            continue  # a computed path in code that makes temporary files: its own cleanup
-        findings.append((EffectClass.LOCAL_IRREVERSIBLE,
-                         f"{where} deletes files (`{call}`)"))
-    for m in _finditer(_BARE_UNLINK, code, "unlink", "rmtree", "remove_tree", "delete",
-                       "os.r", "shutil."):
-        if temporary or not computed_deletes:
-            continue
-        findings.append((EffectClass.LOCAL_IRREVERSIBLE,
-                         f"{where} deletes files (`{m.group(0).strip()}`)"))
-    findings.extend(_writes(code, where, cwd))
-    findings.extend(_hidden(code, where, cwd, _depth))
-    deletes = [(m.group(2), m.group(0).strip()) for m in _FS_DELETE.finditer(code)] \
-        if _FS_IMPORT.search(code) else []
-    deletes += [(m.group(1), m.group(0).strip()) for m in _finditer(_GO_DELETE, code, "os.Re",
-                                                                    "os.Truncate")]
-    for path, call in deletes:
-        if path is not None:
-            found = path_finding(f"{where} deletes {path!r} (`{call}`)", path, "delete", cwd)
-            if found is not None:
-                findings.append((found.effect, found.evidence))
-        elif computed_deletes and not temporary:
-            findings.append((EffectClass.LOCAL_IRREVERSIBLE, f"{where} deletes files (`{call}`)"))
+    deletes: list[Delete] = [(_deleted_literal(code, m), m.group(0).strip())
+                             for m in _DELETE.finditer(code)]
+    deletes += [(None, m.group(0).strip()) for m in _finditer(
+        _BARE_UNLINK, code, "unlink", "rmtree", "remove_tree", "delete", "os.r", "shutil.")]
+    if _FS_IMPORT.search(code):
+        deletes += [(m.group(2), m.group(0).strip()) for m in _FS_DELETE.finditer(code)]
+    deletes += [(m.group(1), m.group(0).strip())
+                for m in _finditer(_GO_DELETE, code, "os.Re", "os.Truncate")]
+    changes = _writes(code)
+    spawned: list[str] = []
+    language = re.sub(r"[\d.]+$", "", language)  # python3.11 → python
+    if language in ("", "python") and _has_any(code, "import", "open(", "getattr"):
+        resolved, written = _python(code, spawned)
+        deletes += resolved
+        changes += written
+    temporary = bool(_TEMPFILES.search(code))  # a computed delete there is its own cleanup
+    findings += _judge_deletes(deletes, where, cwd, computed=computed_deletes and not temporary)
+    findings += _judge_changes(changes, where, cwd)
+    findings += _hidden(code, where, cwd, _depth)
     for m in _finditer(_STORE_LOSES, code, "flush", "drop", "delete_", "deleteMany"):
         if computed_deletes:  # a project's own test set-up may empty its test database
             findings.append((EffectClass.LOCAL_IRREVERSIBLE,
                              f"{where} calls `{m.group(1)}()`, which loses a data store's data"))
-    for m in _finditer(_GO_WRITE, code, "os.WriteFile", "os.Create"):
-        found = path_finding(f"{where} writes {m.group(1)!r} (`{m.group(0)}`)", m.group(1),
-                             "overwrite", cwd)
-        if found is not None and not found.guess:
-            findings.append((found.effect, found.evidence))
-    spawned: list[str] = []
-    language = re.sub(r"[\d.]+$", "", language)  # python3.11 → python
-    if language in ("", "python") and _has_any(code, "import", "open(", "getattr"):
-        findings.extend(_python(code, where, cwd, spawned,
-                                computed=computed_deletes and not temporary))
     for m in _finditer(_SOCKET_SEND, code, "onnect", "Socket", "fsockopen"):
         host = next(g for g in m.groups()[1::2] if g is not None)
         if not _LOCAL_HOSTS.match(host.strip("[]")):
