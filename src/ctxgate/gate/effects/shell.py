@@ -96,6 +96,13 @@ class Analysis:
     def add(self, effect: EffectClass, evidence: str, *, guess: bool = False) -> None:
         self.findings.append(Finding(effect=effect, evidence=evidence, guess=guess))
 
+    def add_all(self, effect: Effect) -> None:
+        """Every finding behind ``effect`` (its ``details``, ``"class: evidence"`` each; its
+        own class and evidence when it has none), not only the worst's first."""
+        for line in effect.details or (f"{effect.effect.value}: {effect.evidence}",):
+            kind, _, evidence = line.partition(": ")
+            self.add(EffectClass(kind), evidence)
+
     def path(self, construct: str, path: str, action: Action) -> None:
         """Judge one path change; a change the path rules find no evidence for (a delete of
         a path that is not there) leaves the command unknown, so the model decides."""
@@ -362,9 +369,7 @@ def _apply_patch(a: Analysis, seg, segments, heredocs) -> None:
         if found is None:
             a.unknown.append(seg.program)
             continue
-        for line in found.details or (f"{found.effect.value}: {found.evidence}",):
-            kind, _, evidence = line.partition(": ")
-            a.add(EffectClass(kind), evidence)
+        a.add_all(found)
 
 
 def _fed_text(a: Analysis, seg, segments, heredocs) -> list[tuple[str, str | None]]:
@@ -382,9 +387,7 @@ def _fed_text(a: Analysis, seg, segments, heredocs) -> list[tuple[str, str | Non
     if not out:
         for s in segments:
             if s is not seg and s.program in ("echo", "printf") and s.args:
-                words = [x for x in s.args if not (s.program == "echo" and x in ("-e", "-n",
-                                                                                  "-E"))]
-                out.append((f"`{s.program}`", " ".join(words).replace("\\n", "\n")))
+                out.append((f"`{s.program}`", printed(s)))
     return out
 
 
@@ -427,14 +430,22 @@ def _computed_code(a: Analysis, segments) -> None:
               f"`{decoders[0].program}` decodes code that `{runners[0].program}` runs: what "
               "runs cannot be read before it does")
         return
-    printed = [s for s in segments if s.context == "substitution"
-               and s.program in ("echo", "printf") and s.args]
-    if printed and any(r.program == "eval" or _reads_stdin(r)[0] for r in runners):
-        for s in printed:
-            text = " ".join(x for x in s.args if x not in ("-e", "-n", "-E"))
-            a.inner(f"`{runners[0].program}` runs what `{s.program}` prints",
-                    text.encode().decode("unicode_escape", "replace")
-                    if s.program == "printf" else text)
+    printers = [s for s in segments if s.context == "substitution"
+                and s.program in ("echo", "printf") and s.args]
+    if printers and any(r.program == "eval" or _reads_stdin(r)[0] for r in runners):
+        for s in printers:
+            a.inner(f"`{runners[0].program}` runs what `{s.program}` prints", printed(s))
+
+
+def printed(seg) -> str:
+    """What an ``echo``/``printf`` segment prints: its words (``echo``'s ``-e``/``-n``/``-E``
+    dropped) with backslash escapes decoded (:func:`ctxgate.shell.scanner.ansi_c`), as
+    ``printf``, ``echo -e`` and dash's ``echo`` (``/bin/sh`` here) decode them: the cautious
+    reading of what a shell or a client fed the text runs."""
+    from ctxgate.shell.scanner import ansi_c
+
+    return ansi_c(" ".join(x for x in seg.args
+                           if not (seg.program == "echo" and x in ("-e", "-n", "-E"))))
 
 
 def _reads_stdin(seg) -> tuple[bool, bool]:
@@ -484,9 +495,8 @@ def _code(a: Analysis, construct: str, code: str, language: str = "") -> None:
     from ctxgate.gate.effects.code import code_effect
 
     found = code_effect(code, where=construct, cwd=a.cwd, language=language)
-    for line in found.details if found is not None else ():
-        kind, _, evidence = line.partition(": ")  # every finding, not only the worst's first
-        a.add(EffectClass(kind), evidence)
+    if found is not None:
+        a.add_all(found)
     if found is None or not found.effect.destructive:
         a.unknown.append(construct)
 
@@ -571,8 +581,7 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
     echoed = [s for s in segments if s.program in ("echo", "printf") and s.args]
     if echoed:
         for s in echoed:
-            a.inner(f"`{s.program} … | {seg.program}` runs", " ".join(
-                x for x in s.args if not (s.program == "echo" and x in ("-e", "-n", "-E"))))
+            a.inner(f"`{s.program} … | {seg.program}` runs", printed(s))
         return
     a.unknown.append(f"{seg.program} reading commands from its input")
 
@@ -711,12 +720,7 @@ def _made_here(segments, key: str) -> tuple[str, str] | None:
                                         for s in segments):
             return "fetched", "writes from a download or a decoder"
         if seg.program in ("echo", "printf") and seg.args:
-            words = [x for x in seg.args if not (seg.program == "echo" and x in ("-e", "-n",
-                                                                                  "-E"))]
-            text = " ".join(words)
-            if seg.program == "printf" or "-e" in seg.args:
-                text = text.replace("\\n", "\n").replace("\\t", "\t")
-            return "body", text
+            return "body", printed(seg)
     return None
 
 
