@@ -164,11 +164,12 @@ def _lookup(a, seg) -> None:
     _computed_destination(a, seg, [x for x in seg.args if not x.startswith("-")])
 
 
-def _curl(a, seg) -> None:
+def saved_files(seg) -> list[tuple[str, str]]:
+    """``(file, how)`` for each file a ``curl``/``wget`` segment saves what it downloads to:
+    ``curl -o F``, ``curl -O`` (the URL's base name), ``wget -O F`` (also bundled: ``-qO
+    F``), and a plain ``wget URL`` (the URL's base name); ``-`` (standard output) is not a
+    file."""
     args = seg.args
-    _computed_destination(a, seg, [x for x in args if re.match(r"^[a-z][a-z0-9+.-]*://", x,
-                                                               re.I) or
-                                   re.match(r"^[\w$({`-]+(\.[\w$(){}`-]+)+(/|$)", x)])
     if seg.program == "wget":
         outs = _option_value(args, (), ("--output-document",))
         named = bool(outs) or any(x.startswith("--output-document") for x in args)
@@ -181,17 +182,25 @@ def _curl(a, seg) -> None:
                     outs.append(value)
         if not named and not seg.has_option("--spider"):
             outs = _url_basename(args)
-        for p in outs:
-            a.path(f"`wget` saves to {p}", p, "overwrite")
+        return [(p, f"`wget` saves to {p}") for p in outs]
+    saved = [(p, f"`curl -o {p}`") for p in _option_value(args, ("-o",), ("--output",))]
+    if seg.has_option("-O", "--remote-name", "--remote-name-all") or \
+            any(re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", x) for x in args):
+        saved += [(p, f"`curl -O` saves to {p}") for p in _url_basename(args)]
+    return saved
+
+
+def _curl(a, seg) -> None:
+    args = seg.args
+    _computed_destination(a, seg, [x for x in args if re.match(r"^[a-z][a-z0-9+.-]*://", x,
+                                                               re.I) or
+                                   re.match(r"^[\w$({`-]+(\.[\w$(){}`-]+)+(/|$)", x)])
+    for p, how in saved_files(seg):
+        a.path(how, p, "overwrite")
+    if seg.program == "wget":
         if seg.has_option("--post-data", "--post-file", "--method", "--body-data"):
             a.add(EXTERNAL, "`wget` sends data to a server (POST/--method)")
         return
-    for p in _option_value(args, ("-o",), ("--output",)):
-        a.path(f"`curl -o {p}`", p, "overwrite")
-    if seg.has_option("-O", "--remote-name", "--remote-name-all") or \
-            any(re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", x) for x in args):
-        for p in _url_basename(args):
-            a.path(f"`curl -O` saves to {p}", p, "overwrite")
     methods = _option_value(args, ("-X",), ("--request",))
     sends = seg.has_option("-d", "--data", "--data-raw", "--data-binary", "--data-urlencode",
                            "-F", "--form", "-T", "--upload-file", "--json") or \
@@ -647,9 +656,11 @@ def client_input(a, seg, texts: list[tuple[str, str]]) -> None:
     """Judge what a database client reads from its input or a file (``psql -f drop.sql``,
     ``mysql db < drop.sql``, ``echo FLUSHALL | redis-cli``, a here-doc): ``(where, text)``
     pairs gathered by the shell parser, judged as if given on the command line."""
+    from ctxgate.gate.effects.shell import read_script
+
     prog = seg.program
     for option_file in _option_value(seg.args, *CLIENT_FILE_OPTIONS.get(prog, ((), ()))):
-        texts.append((f"the file {option_file}", _read_text(a, option_file)))
+        texts.append((f"the file {option_file}", read_script(option_file, a.cwd)))
     for where, text in texts:
         if text is None:
             continue
@@ -691,12 +702,6 @@ def _client_writes(a, prog: str, text: str) -> None:
         command = (m.group(1) or m.group(2) or "").strip()
         if command:
             a.inner(f"`{prog}` runs a shell command", command)
-
-
-def _read_text(a, word: str) -> str | None:
-    from ctxgate.gate.effects.shell import read_script
-
-    return read_script(word, a.cwd)
 
 
 def _sql_texts(a, prog: str, texts: list[str], how: str) -> None:
@@ -811,8 +816,9 @@ def _docker(a, seg) -> None:
                 target = x
                 break
         inner = entry + args[k:]
-        where = f"`{seg.program}{' compose' if compose and seg.program != 'docker-compose' else ''}" \
-                f" {sub}` runs in {target}"
+        runner = f"{seg.program} compose" if compose and seg.program != "docker-compose" \
+            else seg.program
+        where = f"`{runner} {sub}` runs in {target}"
         if inner:
             a.inner(where, shlex.join(inner))
         else:

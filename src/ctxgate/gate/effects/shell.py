@@ -700,25 +700,23 @@ def _made_here(segments, key: str) -> tuple[str, str] | None:
     (``curl -o i.sh URL``, ``wget -qO- URL > i.sh``, ``… | base64 -d > x.sh``), ``("body",
     text)`` when ``echo``/``printf`` print it (``printf '#!/bin/sh\\nrm …' > x.sh``), else
     ``None`` (a here-doc is read by :func:`_heredoc_writes`)."""
-    from ctxgate.gate.effects.programs import _option_value
+    from ctxgate.gate.effects.programs import saved_files
 
     for seg in segments:
         targets = [r.target for r in seg.redirections if r.writes_file]
-        if seg.program == "curl":
-            targets += _option_value(seg.args, ("-o",), ("--output",))
-        elif seg.program == "wget":
-            targets += _option_value(seg.args, ("-O",), ("--output-document",))
+        if seg.program in ("curl", "wget"):
+            targets += [p for p, _how in saved_files(seg)]
         elif seg.program == "tee":
             targets += [x for x in seg.args if not x.startswith("-")]
         if key not in (os.path.normpath(t) for t in targets):
             continue
         if seg.program in _DOWNLOADERS:
-            return "fetched", f"downloads with `{seg.program}`"
+            return "fetched", f"downloads it with `{seg.program}`"
         if _decodes(seg):
-            return "fetched", f"decodes with `{seg.program}`"
+            return "fetched", f"decodes it with `{seg.program}`"
         if seg.program == "tee" and any(s.program in _DOWNLOADERS or _decodes(s)
                                         for s in segments):
-            return "fetched", "writes from a download or a decoder"
+            return "fetched", "writes it from a download or a decoder"
         if seg.program in ("echo", "printf") and seg.args:
             return "body", printed(seg)
     return None
@@ -788,7 +786,7 @@ def _scan_scripts(a: Analysis, segments, heredocs: tuple[str, ...]) -> None:
         if made is not None and made[0] == "fetched":
             runs = f"{word} runs by its path" if program == _EXEC else f"`{program}` runs {word}"
             a.add(EffectClass.UNTRUSTED_CODE,
-                  f"{runs}, and this command {made[1]} it first: what runs cannot be read "
+                  f"{runs}, and this command {made[1]} first: what runs cannot be read "
                   "before it runs")
             continue
         if made is not None:
