@@ -156,11 +156,8 @@ class _Scanner:
                 quoted = True
                 continue
             if ch == "$" and s.startswith("$'", self.i):
-                end = self.i + 2
-                while end < len(s) and s[end] != "'":
-                    end += 2 if s[end] == "\\" else 1
-                out.append(ansi_c(s[self.i + 2:end]))
-                self.i = end + 1
+                text, self.i = ansi_c_at(s, self.i)
+                out.append(text)
                 quoted = True
                 continue
             if ch == '"':
@@ -330,6 +327,15 @@ def ansi_c(body: str) -> str:
     return "".join(out)
 
 
+def ansi_c_at(s: str, start: int) -> tuple[str, int]:
+    """The decoded text of the ``$'…'`` that starts at ``s[start]``, and the index after its
+    closing quote (the end of ``s`` when it is unterminated)."""
+    end = start + 2
+    while end < len(s) and s[end] != "'":
+        end += 2 if s[end] == "\\" else 1
+    return ansi_c(s[start + 2:end]), end + 1
+
+
 def dequote_word(text: str) -> str:
     """The value of one shell word as written (quotes removed, ``$'…'`` decoded, expansions
     left as written): bashlex keeps ``$'…'`` undecoded, so the walker asks here for words that
@@ -348,11 +354,8 @@ def dequote_word(text: str) -> str:
             out.append(text[i + 1:end])
             i = end + 1
         elif c == "$" and text.startswith("$'", i):
-            end = i + 2
-            while end < len(text) and text[end] != "'":
-                end += 2 if text[end] == "\\" else 1
-            out.append(ansi_c(text[i + 2:end]))
-            i = end + 1
+            decoded, i = ansi_c_at(text, i)
+            out.append(decoded)
         elif c == '"':
             i += 1
             while i < len(text) and text[i] != '"':

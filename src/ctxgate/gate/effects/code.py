@@ -184,7 +184,6 @@ _SOCKET_SEND = re.compile(
     r"\bfsockopen\(\s*(['\"])([^'\"\n]{1,253})\7")
 """A raw connection to a literal host (Python ``socket``, Node ``net``, Ruby ``TCPSocket``,
 PHP ``fsockopen``): what is written to a non-local host leaves the machine."""
-_LOCAL_HOSTS = re.compile(r"^(?:localhost|127\.\d+\.\d+\.\d+|::1|0\.0\.0\.0|)$", re.I)
 _DECODED_RUN = re.compile(
     r"(?<![\w.])(?:exec|eval|compile)\s*\([^;\n]{0,80}?\b(?:b64decode|b32decode|b16decode|"
     r"a85decode|b85decode|decodebytes|decompress|fromhex|unhexlify|decode|rot13|"
@@ -511,6 +510,7 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
     ``conftest.py`` or ``setup.py`` that cleans up after itself); literal paths still are.
     ``language``: the interpreter (``perl``, ``ruby``, ``php`` also run backticks and
     ``system "…"`` without parentheses)."""
+    from ctxgate.gate.effects.programs import LOCAL_HOST
     from ctxgate.gate.effects.shell import shell_effect
     from ctxgate.gate.effects.sql import sql_effect
 
@@ -540,7 +540,7 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
                              f"{where} calls `{m.group(1)}()`, which loses a data store's data"))
     for m in _finditer(_SOCKET_SEND, code, "onnect", "Socket", "fsockopen"):
         host = next(g for g in m.groups()[1::2] if g is not None)
-        if not _LOCAL_HOSTS.match(host.strip("[]")):
+        if host and not LOCAL_HOST.match(host):  # '' binds or reaches this machine
             findings.append((EffectClass.EXTERNAL,
                              f"{where} opens a connection to {host} (`{m.group(0)[:60]}`): "
                              "what it writes there leaves the machine"))

