@@ -103,6 +103,12 @@ def test_yes_go_ahead_after_the_assistant_asked_about_a_force_push(local):
      "edit; request states read"),
     ("Delete a security entry owned by the table", "Table_CreateSecurityEntry",
      {"name": "ops", "allowRight": "write"}, "create; request states delete"),
+    # Azure-style Resource_Operation ids: the operation is the verb, not the resource's
+    # words ("sync" would be a copy, "query" a read)
+    ("Show the sync agents of the server", "SyncAgents_Delete",
+     {"serverName": "s1", "syncAgentName": "a1"}, "delete; request states copy, read"),
+    ("Create a new saved query", "SavedQuery_Delete", {"queryName": "q1"},
+     "delete; request states create"),
 ])
 def test_a_harmful_action_the_request_never_states_is_not_clearly_requested(
         local, request_text, tool, arguments, said):

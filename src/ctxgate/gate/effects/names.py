@@ -55,6 +55,7 @@ __all__ = [
     "action_argument",
     "name_effect",
     "name_words",
+    "operation_part",
     "operation_verb",
 ]
 
@@ -159,7 +160,10 @@ def name_words(text: str) -> list[str]:
     return out
 
 
-def _operation_part(tool: str) -> str:
+def operation_part(tool: str) -> str:
+    """The part of a tool name that says its operation: the last segment of a dotted or
+    slashed name, and of an Azure/OpenAPI ``Resource_Operation`` id (both halves
+    capitalised) the operation (``SyncGroups_Delete`` → ``Delete``)."""
     part = re.split(r"[./:]", tool.strip("./:"))[-1] or tool
     if "_" in part:
         head, _, tail = part.rpartition("_")
@@ -184,7 +188,7 @@ def _names_a_change(tool: str) -> bool:
 def operation_verb(tool: str, description: str | None = None) -> tuple[str, str] | None:
     """``(verb, where)`` — the first verb-like word of the tool name's operation part, or of
     the description when the name has none (``where`` is ``"name"`` or ``"description"``)."""
-    words = name_words(_operation_part(tool))
+    words = name_words(operation_part(tool))
     k = 0
     ui = False
     for i, word in enumerate(words):

@@ -309,8 +309,14 @@ def matched(groups: frozenset[frozenset[str]], terms: frozenset[str]) -> int:
 def name_action(tool: str, *, skip: frozenset[str] = frozenset()) -> str:
     """The :data:`ACTIONS` concept of the first word of a tool's name that says one
     (``deletePushDeviceDetails`` → ``delete``, ``ReplicationLinks_Delete`` → ``delete``,
-    ``listRoles`` → ``read``); words in ``skip`` are passed over; ``""`` when none does."""
-    for w in _words(tool.rsplit("__", 1)[-1]):
+    ``listRoles`` → ``read``); words in ``skip`` are passed over; ``""`` when none does.
+
+    Only the name's operation part is read (:func:`~ctxgate.gate.effects.names.operation_part`):
+    in ``SyncGroups_Delete`` and ``GraphQuery_Delete`` the resource's words ("sync", "query")
+    are not what the call does."""
+    from ctxgate.gate.effects.names import operation_part
+
+    for w in _words(operation_part(tool.rsplit("__", 1)[-1])):
         if w in skip:
             continue
         for k, (_said, done) in ACTIONS.items():
