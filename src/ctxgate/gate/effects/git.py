@@ -43,7 +43,8 @@ _RECOVERABLE = frozenset({"add", "commit", "fetch", "pull", "merge", "cherry-pic
                           "clean", "rebase", "reflog", "gc", "prune", "update-ref",
                           "filter-branch", "filter-repo", "replace", "send-email", "push",
                           "maintenance", "repack", "update-index", "symbolic-ref",
-                          "commit-tree", "write-tree", "read-tree", "hash-object"})
+                          "commit-tree", "write-tree", "read-tree", "hash-object",
+                          "checkout-index"})
 _CODE_KEYS = ("core.pager", "pager.", "core.sshcommand", "core.editor", "diff.external",
               "sequence.editor", "core.fsmonitor", "core.hookspath", "credential.helper",
               "alias.", ".textconv", "filter.", "uploadpack.packobjectshook",
@@ -254,6 +255,11 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         irreversible = f"`git {sub}` prunes unreachable commits"
     elif sub == "update-ref" and _has(rest, "-d"):
         irreversible = "`git update-ref -d` deletes a ref"
+    elif sub == "read-tree" and _has(rest, "-u") and _has(rest, "--reset", "-m"):
+        irreversible = "`git read-tree -u` overwrites the working tree's uncommitted changes"
+    elif sub == "checkout-index" and _has(rest, "-f", "--force"):
+        irreversible = "`git checkout-index -f` overwrites working-tree files with the " \
+                       "index's copies"
     elif sub == "rm" and _has(rest, "-f", "--force"):
         irreversible = "`git rm -f` deletes files with uncommitted changes"
     elif sub == "config" and len(words) >= 2 and (words[0].lower() == "core.hookspath" or

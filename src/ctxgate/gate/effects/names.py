@@ -91,7 +91,8 @@ CHANGE_VERBS = frozenset(
     "pause suspend undelete sign initiate initialize enroll annotate acknowledge connect "
     "disconnect finalize promote refresh unclaim resize retry dismiss setup install launch "
     "reload reconnect rollout transition rebuild reindex redeploy reassign unarchive fork "
-    "clone duplicate vote pin unpin hide unhide kick snooze rebase".split()
+    "clone duplicate vote pin unpin hide unhide kick snooze rebase turn switch play arm disarm "
+    "dim".split()
 )
 """Other verbs that change state (recoverable or not depends on where)."""
 
@@ -119,7 +120,8 @@ dialog (``browser_select_option``, ``handle_dialog``, ``puppeteer_select``), whe
 
 NOUN_VERBS = frozenset(
     "message email mail order book call post comment like sms dm "
-    "tag label mark star link set reply forward ship sign type press fill tap del".split()
+    "tag label mark star link set reply forward ship sign type press fill tap del turn switch "
+    "play arm".split()
 )
 """Words that are as often nouns (``get_email``, ``user_order_list``), or short forms that
 are other words inside a name (``del`` in ``estado_del_pedido``): a verb only as the first

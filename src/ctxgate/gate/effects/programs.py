@@ -906,6 +906,30 @@ def _dangerous(a, seg) -> None:
                         "users, packages or processes)")
 
 
+_MACHINE_CHANGES = {
+    "ip": re.compile(r"^(?:-\S+ )*(?:l(?:ink)?|a(?:ddr(?:ess)?)?|r(?:oute)?|n(?:eigh)?|rule|"
+                     r"tun(?:nel)?|netns|xfrm) (?:set|del(?:ete)?|flush|add|change|replace|"
+                     r"append)\b"),
+    "nmcli": re.compile(r"\b(?:off|down|delete|disconnect|modify|reload|set|add|up)\b"),
+    "ifconfig": re.compile(r"\b(?:down|up|del|delete|add|mtu|netmask|inet6?|hw)\b|"
+                           r"^\S+ \d+\.\d+\.\d+\.\d+"),
+    "route": re.compile(r"^(?:-\S+ )*(?:add|del|delete|flush|change)\b"),
+    "launchctl": re.compile(r"^(?:unload|load|remove|bootout|bootstrap|disable|enable|kill|"
+                            r"stop|start|kickstart|submit|setenv|unsetenv|config|reboot)\b"),
+    "networksetup": re.compile(r"^-(?:set|remove|delete|create|add)"),
+}
+"""Programs that change this machine's network or services for some words only (``ip link
+set eth0 down``, ``nmcli networking off``, ``launchctl unload -w …``); their other words
+only show the state (``ip addr``, ``nmcli device status``, ``launchctl list``)."""
+
+
+def _machine_change(a, seg) -> None:
+    said = " ".join(seg.args)
+    if seg.program in ("ifdown", "ifup") or _MACHINE_CHANGES[seg.program].search(said):
+        a.add(IRREVERSIBLE, f"`{seg.program} {said[:60]}` changes the machine's network or "
+                            "services, for every program on it")
+
+
 def _crontab(a, seg) -> None:
     if seg.has_option("-l"):
         return
@@ -913,8 +937,11 @@ def _crontab(a, seg) -> None:
 
 
 def _named_only(seg) -> bool:
-    """``rm --help``, ``git reset -h``: the program prints help and runs nothing."""
-    return any(x in _NAMING for x in seg.args[:3]) or seg.args == ("-h",) or (
+    """``rm --help``, ``git reset -h``: the program prints help and runs nothing.
+    ``--version`` names only as the first argument: after a subcommand it is often the
+    subcommand's own option (``cargo yank --version 1.0.0`` yanks that version)."""
+    return any(x in _NAMING and (x != "--version" or k == 0)
+               for k, x in enumerate(seg.args[:3])) or seg.args == ("-h",) or (
         seg.program in ("command", "builtin") and seg.args[:1] in (("-v",), ("-V",)))
 
 
@@ -1048,6 +1075,7 @@ _RULES: dict[str, Callable] = {
                      "brew", "snap", "iptables", "ufw", "mount", "umount", "swapoff",
                      "chattr", "visudo"), _dangerous),
     "crontab": _crontab,
+    **dict.fromkeys((*_MACHINE_CHANGES, "ifdown", "ifup"), _machine_change),
     "su": _su, "runuser": _su,
     "git": _git_rule,
 }

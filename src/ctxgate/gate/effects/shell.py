@@ -308,6 +308,8 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                     a.inner(f"{name}={value!r} runs", body)
         if not seg.program:
             continue
+        if seg.context == "top" and _computed_program(a, seg):
+            continue
         a.programs.append(seg.program)
         root = next((w for w in seg.wrappers if w in _AS_ANOTHER_USER), None)
         if root is not None and seg.program not in READ_ONLY_PROGRAMS and \
@@ -435,6 +437,60 @@ def _computed_code(a: Analysis, segments) -> None:
     if printers and any(r.program == "eval" or _reads_stdin(r)[0] for r in runners):
         for s in printers:
             a.inner(f"`{runners[0].program}` runs what `{s.program}` prints", printed(s))
+
+
+_WHOLE_SUBSTITUTION = re.compile(r"^(?:\$\((?P<a>.+)\)|`(?P<b>[^`]+)`)$", re.S)
+_LOCATORS = {"which": (), "command": ("-v", "-V"), "type": ("-p", "-P")}
+"""Programs that print where a program is (``$(which rm)``, ``$(command -v rm)``): the
+substitution runs that program."""
+
+
+def _computed_program(a: Analysis, seg) -> bool:
+    """A program word that is one whole command substitution (``$(printf '\\x72\\x6d')
+    -rf ~``): what it prints is the program. A printer's words (``echo``, ``printf``) and a
+    locator's operand (``which``, ``command -v``) are read and the command is judged with the
+    program they give; a decoder (``base64 -d``, ``rev``) makes it code nobody can read
+    before it runs; anything else leaves the program unknown. True when handled."""
+    from ctxgate.shell import parse_command
+
+    m = _WHOLE_SUBSTITUTION.match(seg.argv[0].strip('"'))
+    if not m:
+        return False
+    inner = parse_command(m.group("a") or m.group("b"))
+    parts = [s for s in inner.segments if s.program]
+    name = None
+    if len(parts) == 1 and parts[0].program in ("echo", "printf") and parts[0].args:
+        name = _printf_words(parts[0]) if parts[0].program == "printf" else printed(parts[0])
+    elif len(parts) == 1 and parts[0].program in _LOCATORS:
+        operands = [x for x in parts[0].args if not x.startswith("-")]
+        if len(operands) == 1 and (parts[0].program == "which" or any(
+                o in parts[0].args for o in _LOCATORS[parts[0].program])):
+            name = operands[0]
+    if name is not None and name.strip():
+        import shlex
+
+        a.inner(f"`{seg.argv[0][:60]}` runs the program it prints",
+                " ".join([name.strip(), *(shlex.quote(x) for x in seg.args)]))
+    elif any(_decodes(s) or s.program == "tr" for s in parts):
+        a.add(EffectClass.UNTRUSTED_CODE, f"`{seg.argv[0][:60]}` decodes the name of the "
+                                          "program it runs: what runs cannot be read before "
+                                          "it does")
+    else:
+        a.unknown.append(f"{seg.argv[0][:60]} (a program named at run time)")
+    return True
+
+
+def _printf_words(seg) -> str:
+    """What ``printf FORMAT ARGS…`` prints for the plain ``%s``/``%b`` formats a program
+    name is built with; the format alone (escapes decoded) otherwise."""
+    from ctxgate.shell.scanner import ansi_c
+
+    fmt, *rest = seg.args
+    if rest and re.fullmatch(r"(?:[^%]|%[sb])*", fmt) and fmt.count("%") == len(rest):
+        for x in rest:
+            fmt = fmt.replace("%s" if "%s" in fmt else "%b", x.replace("%", "%%"), 1)
+        fmt = fmt.replace("%%", "%")
+    return ansi_c(fmt)
 
 
 def printed(seg) -> str:

@@ -1,0 +1,91 @@
+"""Probed forms that ran unrequested: a program named by a substitution, network and service
+changes, ``git read-tree -u``, a subcommand's own ``--version``, device-control tool names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxgate.gate.effects.model import EffectClass
+from ctxgate.gate.effects.names import name_effect
+from ctxgate.gate.effects.shell import shell_effect
+
+RO, R, IRR = EffectClass.READ_ONLY, EffectClass.LOCAL_RECOVERABLE, EffectClass.LOCAL_IRREVERSIBLE
+X, U = EffectClass.EXTERNAL, EffectClass.UNTRUSTED_CODE
+
+
+@pytest.mark.parametrize(("command", "expected", "words"), [
+    # the substitution prints the program: judged as that program
+    ("$(printf '\\x72\\x6d') -rf ~/work", IRR, "runs the program it prints"),
+    ("$(printf '\\162\\155') -rf ~/work", IRR, "deletes"),
+    ("\"$(printf 'r''m')\" -rf ~/work", IRR, "deletes"),
+    ("$(printf '%s' rm) -rf ~/work", IRR, "deletes"),
+    ("`echo rm` -rf ~/work", IRR, "deletes"),
+    ("$(which rm) -rf ~/work", IRR, "deletes"),
+    ("$(command -v git) push --force origin main", X, "force-pushes"),
+    # the name is decoded: nobody can read what runs
+    ("$(rev <<< mr) -rf ~/work", U, "decodes the name"),
+    ("$(base64 -d <<< cm0=) -rf ~/work", U, "decodes the name"),
+    ("$(tr a-y b-z <<< ql) -rf ~/work", U, "decodes the name"),
+])
+def test_a_program_named_by_a_substitution_is_judged_as_what_it_names(
+        outside: Path, command: str, expected: EffectClass, words: str) -> None:
+    e = shell_effect(command, cwd=str(outside))
+    assert e is not None and e.effect is expected, (command, e)
+    assert words in e.evidence + " ".join(e.details), (command, e)
+
+
+@pytest.mark.parametrize("command", ["$(which cat) data.txt", "$(command -v ls) -la"])
+def test_a_located_reader_stays_a_reader(outside: Path, command: str) -> None:
+    e = shell_effect(command, cwd=str(outside))
+    assert e is not None and e.effect is RO, (command, e)
+
+
+def test_a_program_computed_otherwise_is_left_to_the_model(outside: Path) -> None:
+    from ctxgate.gate.effects.shell import analyse
+
+    assert shell_effect("$(find . -name gradlew) build", cwd=str(outside)) is None
+    a = analyse("$(find . -name gradlew) build", cwd=str(outside))
+    assert any("named at run time" in u for u in a.unknown), a.unknown
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("ip link set eth0 down", IRR), ("ip route del default", IRR), ("ip addr flush dev eth0", IRR),
+    ("nmcli networking off", IRR), ("nmcli connection delete office", IRR),
+    ("ifconfig eth0 down", IRR), ("ifdown eth0", IRR), ("route del default", IRR),
+    ("launchctl unload -w ~/Library/LaunchAgents/x.plist", IRR),
+    ("launchctl bootout gui/501/com.example.agent", IRR),
+    ("networksetup -setairportpower en0 off", IRR),
+    ("ip addr", RO), ("ip -4 addr show", RO), ("ip route", RO), ("nmcli device status", RO),
+    ("ifconfig -a", RO), ("launchctl list", RO), ("route -n", RO),
+])
+def test_network_and_service_changes(outside: Path, command: str, expected) -> None:
+    e = shell_effect(command, cwd=str(outside))
+    assert e is not None and e.effect is expected, (command, e)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("git read-tree -u --reset HEAD", IRR), ("git read-tree -u -m HEAD", IRR),
+    ("git checkout-index -a -f", IRR), ("git read-tree HEAD", R), ("git checkout-index -a", R),
+])
+def test_plumbing_that_overwrites_the_working_tree(repo: Path, command: str, expected) -> None:
+    e = shell_effect(command, cwd=str(repo))
+    assert e is not None and e.effect is expected, (command, e)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("cargo yank --version 1.0.0", X), ("cargo --version", RO), ("rm --version", RO),
+])
+def test_version_names_only_as_the_first_argument(outside: Path, command: str, expected) -> None:
+    e = shell_effect(command, cwd=str(outside))
+    assert e is not None and e.effect is expected, (command, e)
+
+
+@pytest.mark.parametrize(("tool", "expected"), [
+    ("turn_off", X), ("turn_on", X), ("play", X), ("disarm", X), ("switch_light", X),
+    ("get_switch_status", RO), ("list_playlists", RO), ("get_arm_state", RO),
+])
+def test_device_control_names(tmp_path: Path, tool: str, expected) -> None:
+    e = name_effect(tool, {"entity_id": "lock.front_door"}, cwd=str(tmp_path))
+    assert e is not None and e.effect is expected, (tool, e)
