@@ -48,6 +48,7 @@ DEFAULT_INJECTED_PREFIXES: tuple[str, ...] = (
     "[You have called",
     "[Agent stopped",
     "[Loop aborted",
+    "<task-notification>",
 )
 """Prefixes of user-role messages the agent loop wrote (besides the compaction markers)."""
 

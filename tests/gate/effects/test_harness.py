@@ -13,7 +13,7 @@ RO, R, IRR = EffectClass.READ_ONLY, EffectClass.LOCAL_RECOVERABLE, EffectClass.L
 
 
 @pytest.mark.parametrize("tool", ["Read", "Grep", "Glob", "LS", "TodoWrite", "Task", "read",
-                                  "grep"])
+                                  "grep", "Agent", "ToolSearch", "Skill", "ListAgents"])
 def test_read_tools(repo: Path, tool: str) -> None:
     e = harness_effect(tool, {"file_path": "src/app.py"}, cwd=str(repo))
     assert e is not None and e.effect is RO and e.source is EffectSource.HARNESS_TOOL

@@ -2,7 +2,9 @@
 
 - Claude Code ``Read``, ``Grep``, ``Glob``, ``LS``, ``WebFetch``, ``WebSearch``,
   ``NotebookRead``, ``TodoWrite``, ``Task`` (a sub-agent, whose own calls are gated one by one),
-  ``BashOutput``, ``ExitPlanMode``: read-only;
+  ``BashOutput``, ``ExitPlanMode``, and Claude Code 2's ``Agent`` (``Task`` renamed),
+  ``ListAgents``, ``ToolSearch``, ``Skill`` (loads instructions), ``ReportFindings``,
+  ``ScheduleWakeup``, ``TaskOutput``: read-only;
 - ``Write`` (overwrite or create), ``Edit``/``MultiEdit`` (edit: the replaced text is in the
   arguments), ``NotebookEdit``: the path rules of :mod:`.paths` against the call's directory,
   with ``keeps_history`` (Claude Code checkpoints what its own file tools change, so a
@@ -33,7 +35,9 @@ __all__ = ["HARNESS_READ_TOOLS", "SHELL_TOOL_NAMES", "harness_effect", "shell_te
 HARNESS_READ_TOOLS = frozenset({"read", "grep", "glob", "ls", "webfetch", "websearch",
                                 "notebookread", "todowrite", "todoread", "task",
                                 "bashoutput", "exitplanmode", "listmcpresourcestool",
-                                "readmcpresourcetool", "view_image"})
+                                "readmcpresourcetool", "view_image", "agent", "listagents",
+                                "toolsearch", "skill", "reportfindings", "schedulewakeup",
+                                "taskoutput"})
 """Harness tools that only read (lowercase names)."""
 
 SHELL_TOOL_NAMES = frozenset({"bash", "shell", "exec_command", "local_shell",

@@ -8,7 +8,7 @@ naming the field — the pre-tool hook then blocks the call (fail closed).
 The transcript (JSON Lines) is where the user's request comes from: each line with a
 ``message`` of role ``user`` or ``assistant`` (Claude Code), or a ``response_item`` message
 (a Codex rollout), becomes one message; meta lines the harness
-injected (``isMeta``) and lines of any other ``type`` (``api-request-blob``, attachments,
+injected (``isMeta``, and a sub-agent's ``<task-notification>``) and lines of any other ``type`` (``api-request-blob``, attachments,
 queue operations) are dropped, and a compaction summary (``isCompactSummary`` or a
 ``summary`` line) becomes a boundary message, so nothing before it is trusted.
 """
@@ -224,6 +224,17 @@ def _open_when_written(path: str | Path, wait_seconds: float) -> Any:
             time.sleep(0.02)
 
 
+def _harness_turn(entry: Mapping[str, Any]) -> bool:
+    """A user-role line the harness wrote, not the user: Claude Code's ``<task-notification>``
+    (``promptSource: "system"``, ``origin.kind: "task-notification"``), whose ``<result>`` is
+    a sub-agent's own final text. Taken as the user's words, it made whatever a sub-agent
+    said (a web page it read, say) the request the next calls were judged against."""
+    origin = entry.get("origin")
+    kind = origin.get("kind") if isinstance(origin, Mapping) else None
+    return entry.get("promptSource") == "system" or kind == "task-notification" or \
+        entry.get("turnOrigin") == "task_notification"
+
+
 def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES,
                     wait_seconds: float = 0.0) -> list[dict[str, Any]]:
     """The conversation in a harness transcript, as Anthropic-style messages, oldest first.
@@ -253,7 +264,7 @@ def read_transcript(path: str | Path, *, keep: int = MAX_TRANSCRIPT_MESSAGES,
                     messages.append({"role": "user", "content": [
                         {"type": "text", "text": f"{COMPACTION_TEXT} {entry.get('summary', '')}"}]})
                     continue
-                if entry.get("isMeta"):
+                if entry.get("isMeta") or _harness_turn(entry):
                     continue
                 if entry.get("type") in ("response_item", "compacted"):  # a Codex rollout
                     codex = _codex_message(entry)
