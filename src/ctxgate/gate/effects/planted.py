@@ -16,12 +16,18 @@ later without asking anyone, and what they do then is the real effect of the wri
 - a file under ``.husky/`` or ``.githooks/``: git runs it as a hook when the repository's
   ``core.hooksPath`` points there (as husky sets it).
 
-Not here: ``.envrc`` (direnv runs it only after ``direnv allow``), ``Makefile`` and other files
+- ``.claude/settings.json`` / ``settings.local.json``: Claude Code runs each hook's command at
+  its event, without asking, in the next session of the project;
+- ``.vscode/tasks.json``: VS Code runs a task with ``runOptions.runOn: "folderOpen"`` when
+  the folder is opened.
+
+Not here: ``.envrc`` (direnv runs it only after ``direnv allow``), ``.mcp.json`` (Claude Code
+asks before it starts a project's server), ``Makefile`` and other files
 that run only when someone runs them explicitly (a run of a script is scanned when it is
 run: :mod:`.shell`), and ``.git/hooks`` (irreversible already: the repository itself).
 
 :func:`planted_effect` scans the written text the way a run of it would be scanned (Python
-with :mod:`.code`, shell with :mod:`.shell`, npm scripts as shell commands) and returns the
+with :mod:`.code`, shell with :mod:`.shell`, npm scripts, hook commands and folder-open tasks as shell commands) and returns the
 destructive effect it finds, or ``None``: a clean scan proves nothing, and the write keeps
 its own class.
 """
@@ -63,6 +69,10 @@ def autorun(path: str) -> tuple[str, str] | None:
         return "npm runs its install scripts on `npm install`", "npm"
     if base in (".pre-commit-config.yaml", ".pre-commit-config.yml"):
         return "pre-commit runs its local hooks' entries on `git commit`", "pre-commit"
+    if parts[-2:-1] == [".claude"] and base in ("settings.json", "settings.local.json"):
+        return "Claude Code runs its hooks' commands on its own at their events", "claude"
+    if parts[-2:-1] == [".vscode"] and base == "tasks.json":
+        return "VS Code runs a `runOn: folderOpen` task when the folder is opened", "vscode"
     if any(p in (".husky", ".githooks") for p in parts[:-1]) and base not in ("_", "husky.sh") \
             and not base.endswith((".md", ".txt")):
         return HOOK
@@ -150,7 +160,9 @@ def _scan(content: str, language: str, *, cwd: str, where: str,
         e = shell_effect(content, cwd=cwd)
         return _prefixed(e, where) if e is not None and e.effect.destructive else None
     worst: Effect | None = None
-    for name, command in _npm_scripts(content):
+    found = _hook_commands(content) if language == "claude" else \
+        _folder_open_tasks(content) if language == "vscode" else _npm_scripts(content)
+    for name, command in found:
         e = shell_effect(command, cwd=cwd)
         if e is not None and e.effect.destructive and (
                 worst is None or SEVERITY.index(e.effect) > SEVERITY.index(worst.effect)):
@@ -175,6 +187,58 @@ def _npm_scripts(content: str) -> list[tuple[str, str]]:
             out.append((m.group(1), json.loads(f'"{m.group(2)}"')))
         except ValueError:
             out.append((m.group(1), m.group(2)))
+    return out
+
+
+_COMMAND_VALUE = re.compile(r'"command"\s*:\s*"((?:\\.|[^"\\])*)"')
+
+
+def _commands_in_text(content: str) -> list[str]:
+    """Every ``"command": "…"`` string of a JSON text or of a fragment an edit writes."""
+    out = []
+    for m in _COMMAND_VALUE.finditer(content):
+        try:
+            out.append(json.loads(f'"{m.group(1)}"'))
+        except ValueError:
+            out.append(m.group(1))
+    return out
+
+
+def _hook_commands(content: str) -> list[tuple[str, str]]:
+    """The hook commands of a Claude Code settings text (``hooks → EVENT → [{hooks: [{type:
+    command, command}]}]``); of a fragment, every ``"command"`` string it writes."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return [("hook", c) for c in _commands_in_text(content)]
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    out = []
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else ():
+            for h in group.get("hooks", []) if isinstance(group, dict) else ():
+                if isinstance(h, dict) and isinstance(h.get("command"), str):
+                    out.append((f"{event} hook", h["command"]))
+    return out
+
+
+def _folder_open_tasks(content: str) -> list[tuple[str, str]]:
+    """The commands of the ``runOn: folderOpen`` tasks of a VS Code tasks.json text; of a
+    fragment (or a file with comments, which VS Code allows) that says ``folderOpen``, every
+    ``"command"`` string it writes."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return [("folderOpen task", c) for c in _commands_in_text(content)] \
+            if "folderOpen" in content else []
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    out = []
+    for t in tasks if isinstance(tasks, list) else ():
+        run = t.get("runOptions") if isinstance(t, dict) else None
+        if isinstance(run, dict) and run.get("runOn") == "folderOpen" and \
+                isinstance(t.get("command"), str):
+            args = [a for a in t.get("args", []) if isinstance(a, str)]
+            out.append((f"folderOpen task {t.get('label', '')}".strip(),
+                        " ".join([t["command"], *args])))
     return out
 
 
