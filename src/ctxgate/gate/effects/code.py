@@ -193,7 +193,10 @@ _DECODED_RUN = re.compile(
 """Code that decodes a literal and runs it (``exec(base64.b64decode('…'))``, PHP's
 ``eval(base64_decode(…))``, ``eval(atob(…))``): what it runs was hidden on purpose."""
 _B64_LITERAL = re.compile(r"(['\"])([A-Za-z0-9+/=\s]{16,}|[A-Za-z0-9_=-]{16,})\1")
-_SHELL_LINE = re.compile(r"^\s*!(.+)$", re.M)
+_SHELL_LINE = re.compile(r"^\s*(?:[\w.]+\s*=\s*)?(?:!!?|%(?:system|sx)\s+|"
+                         r"%(?=(?:rm|rmdir|mv|cp|mkdir|cat|ls|ll|lf|lk|lx|ldir)\b))(.+)$", re.M)
+"""A notebook's or IPython's shell lines: ``!cmd``, ``!!cmd``, ``x = !cmd``, ``%system cmd``,
+``files = %sx cmd``, and the shell aliases IPython defines (``%rm -rf d``, ``%mv a b``)."""
 _SHELL_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\w+)\s*\n(.*)", re.S)
 _STRING = re.compile(r"(['\"])((?:\\.|(?!\1).){6,}?)\1", re.S)
 
@@ -439,8 +442,8 @@ def _as_command(words: list[str]) -> str:
 
 
 def _commands(code: str, language: str) -> list[str]:
-    """The literal commands the code spawns, for the shell rules: notebook ``!cmd`` lines and
-    ``%%bash`` cells, ``os.system``/``subprocess`` strings and lists, ``os.exec*``, bare
+    """The literal commands the code spawns, for the shell rules: notebook ``!cmd`` lines,
+    IPython's ``%system``/``%sx`` and shell aliases (``%rm``), ``%%bash`` cells, ``os.system``/``subprocess`` strings and lists, ``os.exec*``, bare
     Perl/Ruby/PHP spawns, Rust's ``Command::new``, spawns with literal words in any language,
     Perl pipe opens, Ruby ``%x{}``, Node's destructured ``child_process`` names, Go's
     ``exec.Command``, nox's ``session.run``."""

@@ -13,6 +13,9 @@ was judged by the learned classifier (read-only, allowed) while ``execute_sql {"
   ``cmd``, ``command_line``, ``script`` …) of a tool whose name says it runs something
   (``run``, ``exec``, ``shell``, ``terminal``, ``process`` …), or under ``input``/``keys``/
   ``text`` of a tool named for a terminal (``shell``, ``terminal``, ``bash``, ``tmux`` …);
+- **a GraphQL mutation** — a string under any argument name that is a GraphQL document
+  whose operation is ``mutation`` (``deleteRepository``, ``mergePullRequest``): it changes
+  the remote service (a ``query`` is not claimed read-only: the name decides);
 - **SQL** — a string that begins like an SQL statement under an argument named ``sql`` (or
   ``*_sql``), or under ``query``/``statement`` of a tool whose name names a database
   (``sql``, ``db``, ``postgres``, ``sqlite`` …) or running a query (``query``, ``execute``);
@@ -36,7 +39,7 @@ from ctxgate.gate.effects.names import READ_VERBS, name_words, operation_verb
 
 __all__ = ["ExecutedArgument", "executed_argument", "executed_effect", "executed_pointer"]
 
-ExecutedArgument = tuple[Literal["shell", "sql", "code", "http"], str, str]
+ExecutedArgument = tuple[Literal["shell", "sql", "code", "http", "graphql"], str, str]
 """``(kind, argument name, text)``; for ``http``, text is ``"METHOD url"``."""
 
 _COMMAND_KEYS = frozenset({"command", "cmd", "commands", "command_line", "commandline",
@@ -144,6 +147,9 @@ def _top_level(tool: str, server: str, arguments: Mapping[str, Any]) -> Executed
     found = _http(arguments) or _program(tool, server, arguments)
     if found is not None:
         return found
+    for key, value in strings:  # a GraphQL mutation, under any argument name
+        if _MUTATION.match(value):
+            return "graphql", key, value
     for key, value in strings:
         k = key.lower()
         if k == "sql" or k.endswith("_sql") or k.startswith("sql_"):
@@ -174,6 +180,11 @@ def _top_level(tool: str, server: str, arguments: Mapping[str, Any]) -> Executed
             if key.lower() in _CODE_KEYS:
                 return ("shell" if shell else "code"), key, value
     return None
+
+
+_MUTATION = re.compile(r"\A\s*(?:#[^\n]*\n\s*)*mutation\b[^{]*\{\s*(?:\w+\s*:\s*)?(\w+)")
+"""A GraphQL document whose operation is a mutation; group 1: its first field
+(``deleteRepository``)."""
 
 
 def _runs_code(tool: str, words: set[str]) -> bool:
@@ -227,6 +238,18 @@ def executed_effect(found: ExecutedArgument, *, cwd: str) -> Effect | None:
     kind, key, text = found
     if kind == "http":
         return _http_effect(key, text)
+    if kind == "graphql":
+        from ctxgate.gate.effects.model import EffectClass, EffectSource
+
+        m = _MUTATION.match(text)
+        field = m.group(1) if m else "?"
+        verb = next(iter(name_words(field)), "")
+        from ctxgate.gate.effects.names import DELETE_VERBS
+
+        what = "deletes something for good on" if verb in DELETE_VERBS else "changes"
+        return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
+                      evidence=f"argument {key!r} is a GraphQL mutation ({field}): it {what} "
+                               "a remote service")
     if kind == "code":
         from ctxgate.gate.effects.code import code_effect
 

@@ -12,6 +12,9 @@
 - ``Bash`` and Codex ``exec_command``/``shell``/``local_shell`` (the hook names them ``bash``):
   the shell parser (:mod:`.shell`); Codex's ``command`` may be an argv list
   (``["bash", "-lc", "…"]``) and ``workdir`` moves the directory;
+- Anthropic's text editor tool (``str_replace_based_edit_tool``): ``view`` reads, the
+  other commands by the path rules; the computer-use tool (``computer``): a screenshot
+  looks, every other action is input as the user would give it (external);
 - Codex ``apply_patch``: each ``*** Add File``, ``*** Update File`` (and ``*** Move to``),
   ``*** Delete File`` header is judged by the path rules (a delete of a file that is not
   there is no evidence: the model decides).
@@ -72,7 +75,11 @@ def secret_argument(args: Mapping[str, Any]) -> str | None:
 
 def shell_text(arguments: Mapping[str, Any]) -> str | None:
     """The shell command string of a harness shell call (``command`` or ``cmd``; an argv
-    list such as ``["bash", "-lc", "ls"]`` gives its script)."""
+    list such as ``["bash", "-lc", "ls"]`` gives its script; the Responses API's
+    ``local_shell`` call puts them under ``action``)."""
+    action = arguments.get("action")
+    if isinstance(action, Mapping) and "command" not in arguments and "cmd" not in arguments:
+        arguments = action
     value = arguments.get("command", arguments.get("cmd"))
     if isinstance(value, str):
         return value
@@ -85,6 +92,9 @@ def shell_text(arguments: Mapping[str, Any]) -> str | None:
 
 
 def _cwd(arguments: Mapping[str, Any], cwd: str) -> str:
+    action = arguments.get("action")
+    if isinstance(action, Mapping) and action.get("working_directory"):
+        arguments = {"workdir": action["working_directory"]}
     workdir = arguments.get("workdir") or arguments.get("cwd")
     if isinstance(workdir, str) and workdir:
         return os.path.join(cwd, os.path.expanduser(workdir))
@@ -129,7 +139,62 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
         return None if command is None else shell_effect(command, cwd=_cwd(args, cwd))
     if name == "apply_patch":
         return patch_effect(args, _cwd(args, cwd))
+    if name in _EDITOR_TOOLS:
+        return _editor_effect(tool, args, cwd)
+    if name == "computer":
+        return _computer_effect(tool, args)
     return None
+
+
+_EDITOR_TOOLS = frozenset({"str_replace_based_edit_tool", "str_replace_editor",
+                           "text_editor"})
+"""Anthropic's text editor tool (``command``: ``view``, ``create``, ``str_replace``,
+``insert``, ``undo_edit``; ``path``), by the names its versions and clients give it."""
+_EDITOR_COMMANDS: dict[str, Action] = {"create": "overwrite", "str_replace": "edit",
+                                       "insert": "edit", "undo_edit": "edit"}
+
+
+def _editor_effect(tool: str, args: Mapping[str, Any], cwd: str) -> Effect:
+    """The text editor tool: ``view`` reads (a secret-looking path is left to the model);
+    the other commands are judged by the path rules, and code they write where a tool runs
+    it on its own is scanned; an unknown command is irreversible (nobody can tell)."""
+    command, path = args.get("command"), args.get("path")
+    if not isinstance(path, str) or not path:
+        return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
+                      evidence=f"{tool} without a path: the gate cannot tell what it changes")
+    if command == "view":
+        secret = secret_argument(args)
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
+                      evidence=f"{tool} view only reads" + (
+                          f", but {secret!r} looks like a secret" if secret else ""),
+                      needs_model=secret is not None)
+    action = _EDITOR_COMMANDS.get(command) if isinstance(command, str) else None
+    if action is None:
+        return Effect(effect=EffectClass.LOCAL_IRREVERSIBLE, source=EffectSource.HARNESS_TOOL,
+                      evidence=f"{tool} command {command!r} is none the gate knows")
+    pe = classify_path(path, action, cwd=cwd)
+    assert pe.effect is not None  # only a delete can find no evidence
+    from ctxgate.gate.effects.planted import planted_effect
+
+    text = "\n".join(v for k in ("file_text", "new_str") if isinstance(v := args.get(k), str))
+    planted = _as_harness(planted_effect(path, text, cwd=cwd, construct=tool))
+    return planted or Effect(effect=pe.effect, source=EffectSource.HARNESS_TOOL,
+                             evidence=f"{tool} {command}: {pe.evidence}")
+
+
+_COMPUTER_READS = frozenset({"screenshot", "cursor_position", "zoom", "wait"})
+"""Actions of Anthropic's computer-use tool that only look; every other one (``key``,
+``type``, clicks, drags, scrolls, mouse moves) is input to whatever is on the screen."""
+
+
+def _computer_effect(tool: str, args: Mapping[str, Any]) -> Effect:
+    action = args.get("action")
+    if isinstance(action, str) and action in _COMPUTER_READS:
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
+                      evidence=f"{tool} {action} only looks at the screen")
+    return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.HARNESS_TOOL,
+                  evidence=f"{tool} {action!r} is input to the screen as the user would give "
+                           "it (a key or a click can submit, buy, send or delete)")
 
 
 def _as_harness(found: Effect | None) -> Effect | None:
