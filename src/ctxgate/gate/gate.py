@@ -20,6 +20,7 @@ import inspect
 import json
 import logging
 import math
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -285,6 +286,7 @@ class ToolGate:
             conversation = _Once(conversation)
         verdict = await self._decide(call, conversation, user_request, run_prompts)
         verdict = self._provenance(call, verdict, conversation)
+        verdict = self._scope(call, verdict)
         verdict = await self._after(call, verdict)
         verdict = replace(verdict, latency_ms=(time.perf_counter() - started) * 1000.0,
                           timestamp=self.clock())
@@ -371,18 +373,12 @@ class ToolGate:
         """An allowed call that looks destructive or external and is aimed at a value only
         tool output named (:mod:`ctxgate.gate.provenance`) becomes ``ask`` (``deny`` when the
         ask band is off)."""
-        if not self.policy.provenance or verdict.code != "allowed" or conversation is None:
+        if not self.policy.provenance or verdict.code != "allowed" or conversation is None \
+                or not self._risky(call, verdict):
             return verdict
-        dt, rt, at = self._thresholds(call.tool)
+        _dt, rt, at = self._thresholds(call.tool)
         d = verdict.probabilities.get(DESTRUCTIVE_ID)
         effect = verdict.effect
-        if effect is not None and effect.rule_based and not effect.needs_model:
-            risky = effect.effect.destructive
-        else:
-            risky = (isinstance(d, (int, float)) and _at_or_above(float(d), dt)) or (
-                effect is not None and effect.effect.destructive)
-        if not risky:
-            return verdict
         from ctxgate.gate.provenance import foreign_targets
 
         messages = conversation() if callable(conversation) else conversation
@@ -394,6 +390,42 @@ class ToolGate:
                                          effect=effect, approve_id=verdict.args_sha256[:12],
                                          ask=ask)
         return replace(verdict, outcome="ask" if ask else "deny", code="tool_output_target",
+                       reason=reason)
+
+    def _risky(self, call: ToolCall, verdict: Verdict) -> bool:
+        """Whether an allowed call looks destructive or external (rules first, else the
+        model's P(destructive) at or above the threshold)."""
+        dt, _rt, _at = self._thresholds(call.tool)
+        d = verdict.probabilities.get(DESTRUCTIVE_ID)
+        effect = verdict.effect
+        if effect is not None and effect.rule_based and not effect.needs_model:
+            return effect.effect.destructive
+        return (isinstance(d, (int, float)) and _at_or_above(float(d), dt)) or (
+            effect is not None and effect.effect.destructive)
+
+    def _scope(self, call: ToolCall, verdict: Verdict) -> Verdict:
+        """An allowed call that looks destructive or external and also acts on what the
+        request never names (:mod:`ctxgate.gate.scope`) becomes ``ask`` (``deny`` when the
+        ask band is off)."""
+        if not self.policy.scope or verdict.code != "allowed" or not verdict.user_request \
+                or verdict.approved or not self._risky(call, verdict):
+            return verdict
+        from ctxgate.gate.scope import unnamed_targets
+
+        try:
+            unnamed = unnamed_targets(call.tool, call.arguments, verdict.user_request,
+                                      cwd=call.cwd or os.getcwd())
+        except Exception as exc:  # noqa: BLE001 - a bug here must not let the call through
+            unnamed = [f"(the scope check failed: {type(exc).__name__}: {exc})"]
+        if not unnamed:
+            return verdict
+        _dt, rt, at = self._thresholds(call.tool)
+        ask = at < rt
+        d = verdict.probabilities.get(DESTRUCTIVE_ID)
+        reason = reasons.beyond_request(unnamed, d if isinstance(d, (int, float)) else None,
+                                        effect=verdict.effect,
+                                        approve_id=verdict.args_sha256[:12], ask=ask)
+        return replace(verdict, outcome="ask" if ask else "deny", code="beyond_request",
                        reason=reason)
 
     def _user_request(self, conversation, user_request, run_prompts):

@@ -161,6 +161,12 @@ class GatePolicy:
     hold a target (e-mail address, URL host, account or wallet number) that only tool output
     named, never the user, is asked about (denied when the ask band is off): the shape of a
     prompt injection (:mod:`ctxgate.gate.provenance`)."""
+    scope: bool = True
+    """A call the model would allow that looks destructive or external, and also acts on
+    what the user's request never names (home or a dotfile beside the directory asked for,
+    a file beside the one named, another recipient, ``HEAD~10`` for "my last commit", the
+    ``prod`` context, a force push nobody asked for), is asked about (denied when the ask
+    band is off): an agent's over-reach (:mod:`ctxgate.gate.scope`)."""
     destructive_question: str = DEFAULT_DESTRUCTIVE_QUESTION
     """The destructive question (its true/false criteria stay the built-in ones)."""
     requested_question: str = DEFAULT_REQUESTED_QUESTION

@@ -171,3 +171,18 @@ def declined(previous: str) -> str:
 def escalated(previous: str, total: int, consecutive: int) -> str:
     return (f"{previous} This is the gate's denial number {total} in this run ({consecutive} in "
             "a row): stop calling tools and ask the user how to proceed.")
+
+
+def beyond_request(unnamed: list[str], d: float | None, *, effect: Effect | None = None,
+                   approve_id: str = "", ask: bool = True) -> str:
+    """A call that does what was asked and more: what the request never names."""
+    shown = "; ".join(unnamed[:3]) + (f" and {len(unnamed) - 3} more" if len(unnamed) > 3
+                                      else "")
+    head = (f"Tool gate: this call {_what(d, effect)} and also acts on what the user's request "
+            f"never names: {shown}")
+    if ask:
+        return (f"{head}, so a person must decide. Ask the user to approve this exact call "
+                f"(for example with {_approve_hint(approve_id)}), or narrow the call to what "
+                "was asked.")
+    return (f"{head}, so it was not run. Narrow the call to what was asked, or ask the user to "
+            f"approve this exact call with {_approve_hint(approve_id)}.")

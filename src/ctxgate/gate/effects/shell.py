@@ -64,6 +64,8 @@ class Finding:
 
     effect: EffectClass
     evidence: str
+    target: str | None = None
+    """The path a path rule judged, as written (``~/.ssh``, ``build``); ``None`` otherwise."""
     guess: bool = False
     """The class rests on a path the gate could not expand (:attr:`.paths.PathEffect.guess`).
     In a command the agent wrote, that is the cautious reading; in a file that runs
@@ -123,7 +125,7 @@ class Analysis:
         sub = analyse(command, cwd=self.cwd, depth=self.depth + 1)
         for f in sub.findings:
             self.findings.append(Finding(effect=f.effect, evidence=f"{construct}: {f.evidence}",
-                                         guess=f.guess))
+                                         guess=f.guess, target=f.target))
         self.unknown.extend(f"{construct}: {u}" for u in sub.unknown)
         self.unparsed.extend(f"{construct}: {u}" for u in sub.unparsed)
         self.claims.extend(sub.claims)
@@ -136,7 +138,8 @@ def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding
     pe = classify_path(path, action, cwd=cwd)
     if pe.effect is None:
         return None
-    return Finding(effect=pe.effect, evidence=f"{construct}: {pe.evidence}", guess=pe.guess)
+    return Finding(effect=pe.effect, evidence=f"{construct}: {pe.evidence}", guess=pe.guess,
+                   target=path)
 
 
 def shell_effect(command: str, *, cwd: str | None = None,
@@ -182,6 +185,16 @@ Analysis)``: the gate asks :func:`recoverable_writes` about the same command rig
 reading the project's files twice (a conftest walk, ``git rev-parse``) doubled the cost."""
 
 
+def recent_analysis(command: str, *, cwd: str | None = None) -> Analysis:
+    """The :class:`Analysis` of ``command`` (the one :func:`shell_effect` just made for the
+    same command and directory, when there is one)."""
+    cwd = cwd or os.getcwd()
+    last = getattr(_recent, "last", None)
+    if last is not None and last[:2] == (command, cwd) and time.monotonic() - last[2] < 2.0:
+        return last[3]
+    return analyse(command, cwd=cwd)
+
+
 def recoverable_writes(command: str, *, cwd: str | None = None) -> tuple[str, ...]:
     """For a command the rules leave to the model (:func:`shell_effect` is ``None``: a run
     they do not know), the recoverable changes they did judge (``> t.py`` creating a new file
@@ -191,12 +204,7 @@ def recoverable_writes(command: str, *, cwd: str | None = None) -> tuple[str, ..
     need not floor such a write as if nobody had looked (:mod:`ctxgate.gate.backends.local`)."""
     if not isinstance(command, str) or not command.strip():
         return ()
-    cwd = cwd or os.getcwd()
-    last = getattr(_recent, "last", None)
-    if last is not None and last[:2] == (command, cwd) and time.monotonic() - last[2] < 2.0:
-        a = last[3]  # the analysis shell_effect just made for the same decision
-    else:
-        a = analyse(command, cwd=cwd)
+    a = recent_analysis(command, cwd=cwd)
     if a.unparsed or any(f.effect.destructive for f in a.findings):
         return ()
     if any(os.path.splitext(w)[1].lower() not in _SCANNED_OR_DATA for w in a.written):

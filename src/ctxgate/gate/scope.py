@@ -1,0 +1,232 @@
+"""Targets a call acts on that the user's request never names: the over-reach check.
+
+A request names what to act on ("delete the build directory", "send the report to
+alice@corp.com", "undo my last commit"). An agent that was steered, or that over-reached,
+does that *and more*: ``rm -rf build ~/``, a second recipient, ``git reset --hard HEAD~10``,
+``kubectl delete namespace prod`` for the staging one. The decision model judges the call as
+a whole, and a call that does what was asked scores as requested even when it also does what
+was not. :func:`unnamed_targets` lists what the request does not cover:
+
+* **places nobody deletes by the way** — home (``~``), the filesystem root, a system
+  directory (``/etc``, ``/usr`` …), a dotfile or dot-directory in home (``~/.ssh``,
+  ``~/.bashrc``), a repository's ``.git``: deleted or overwritten by a shell command while the
+  request names none of them;
+* **other files** — when the request names files (``notes.txt``), each further file (a name
+  with an extension, written out) the command deletes or overwrites must be named too;
+* **addresses and hosts** — when the request names an e-mail address or a URL, each address
+  or host of the call;
+* **object numbers** — when the request names numbers (``issue #12``), a number under an id
+  argument (``issue_number``, ``pull_id``) of a function call;
+* **how far back** — ``HEAD~N`` beyond the count the request gives ("my last commit" is 1);
+* **production** — ``prod``/``production`` in the call, never in the request;
+* **a force push** — a push that overwrites or deletes remote history, when the request
+  never says force, overwrite, rewrite or delete.
+
+The gate applies it to calls the model would allow that look destructive or external
+(``GatePolicy.scope``): such a call is asked about. Pure and deterministic; reads no file but
+what the shell rules read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["unnamed_targets"]
+
+_SYSTEM_DIRS = frozenset({"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt",
+                          "/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/usr/local",
+                          "/usr/bin", "/usr/lib", "/var/lib", "/Applications", "/Library",
+                          "/System", "/Users"})
+_FILE_NAME = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})\b")
+_EMAIL_OR_URL = re.compile(r"\S+@\S+|\b[a-z][a-z0-9+.-]*://\S+", re.I)
+_WHOLE_SYSTEM = re.compile(r"\broot\b|(?<![\w.])/(?![\w.])|file ?system|system[- ]wide|"
+                           r"\beverywhere\b|\b(?:entire|whole) (?:system|machine|disk|file hierarchy|"
+                           r"hierarchy)\b", re.I)
+"""What a request says when it means the whole filesystem ("under /", "in the file system")."""
+_HEAD_BACK = re.compile(r"\bHEAD(?:~(\d+)|(\^+))")
+_PROD = re.compile(r"(?<![a-z0-9])(prod|production)(?![a-z])", re.I)
+_FORCE_WORDS = re.compile(r"\b(force|forced|forcing|overwrite|overwriting|rewrite|rewriting|"
+                          r"rewritten|clobber)", re.I)
+_DELETE_WORDS = re.compile(r"\b(delete|remove|drop|prune)", re.I)
+_ID_KEY = re.compile(r"(^|_)(id|number|num|no|issue|pr|pull|ticket|order|invoice)s?($|_)"
+                     r"|(Id|Number|Num)$", re.I)
+_INT = re.compile(r"(?<![\w.])#?(\d{1,9})(?![\w.]|\.\d)")
+
+
+def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> list[str]:
+    """What the call acts on that ``request`` never names (module docstring), each as a short
+    phrase; ``[]`` when the request covers it all, or names nothing a rule could check."""
+    if not isinstance(request, str) or not request.strip():
+        return []
+    args = arguments if isinstance(arguments, Mapping) else {}
+    command = _shell_command(tool, args)
+    out: list[str] = []
+    if command is not None:
+        out += _shell_places(command, request, cwd)
+        out += _head_back(command, request)
+        out += _force_push(command, request)
+        text = command
+    else:
+        out += _numbers(args, request)
+        text = " ".join(_values(args))
+    out += _addresses(args, command, request)
+    if _PROD.search(text) and not _PROD.search(request):
+        out.append(f"production ({_PROD.search(text).group(0)!r})")  # type: ignore[union-attr]
+    return list(dict.fromkeys(out))
+
+
+def _shell_command(tool: str, args: Mapping[str, Any]) -> str | None:
+    from ctxgate.gate.effects.executed import executed_argument
+    from ctxgate.gate.effects.harness import SHELL_TOOL_NAMES, shell_text
+
+    if tool.lower() in SHELL_TOOL_NAMES:
+        return shell_text(args)
+    found = executed_argument(tool, args)
+    return found[2] if found is not None and found[0] == "shell" else None
+
+
+def _values(value: Any, depth: int = 0) -> Iterable[str]:
+    from ctxgate.gate.provenance import CONTENT_KEYS
+
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
+    elif depth < 6 and isinstance(value, Mapping):
+        for k, v in value.items():
+            if str(k).lower() not in CONTENT_KEYS:
+                yield from _values(v, depth + 1)
+    elif depth < 6 and isinstance(value, list | tuple):
+        for v in value:
+            yield from _values(v, depth + 1)
+
+
+def _named(word: str, request: str, terms: frozenset[str]) -> bool:
+    """Whether the request names ``word`` (as written, or by a stem of one of its words)."""
+    from ctxgate.gate.backends.heads.matching import request_terms
+
+    squeezed = re.sub(r"[\W_]+", "", word.lower())
+    if word.lower() in request.lower() or (
+            squeezed and squeezed in re.sub(r"[\W_]+", "", request.lower())):
+        return True  # as written, or with its spaces and separators dropped (git config)
+    words = request_terms(word)
+    return bool(words) and bool(words & terms)
+
+
+def _shell_places(command: str, request: str, cwd: str) -> list[str]:
+    """Paths a shell command deletes or overwrites (destructively) that the request does not
+    name: a sensitive place always, another file when the request names files."""
+    from ctxgate.gate.backends.heads.matching import request_terms
+    from ctxgate.gate.effects.shell import recent_analysis
+
+    a = recent_analysis(command, cwd=cwd)
+    targets = [f.target for f in a.findings if f.target and f.effect.destructive]
+    if not targets:
+        return []
+    terms = request_terms(request)
+    files = {m.group(1).rsplit("/", 1)[-1].lower()
+             for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}
+    home = os.path.expanduser("~")
+    out = []
+    for target in dict.fromkeys(targets):
+        full = os.path.normpath(os.path.join(cwd, os.path.expanduser(target)))
+        base = os.path.basename(full)
+        if full == home or target in ("~", "~/", "$HOME", "${HOME}"):
+            if not re.search(r"\bhome\b|~", request, re.I):
+                out.append(f"the home directory ({target})")
+        elif full == "/":
+            if not _WHOLE_SYSTEM.search(request):
+                out.append(f"the filesystem root ({target})")
+        elif full in _SYSTEM_DIRS:
+            if not _named(base, request, terms):
+                out.append(f"the system directory {target}")
+        elif os.path.dirname(full) == home and base.startswith("."):
+            if not _named(base.lstrip("."), request, terms):
+                out.append(f"{target} in the home directory")
+        elif base == ".git":
+            if not re.search(r"\bgit\b|repositor|history", request, re.I):
+                out.append(f"the repository's history ({target})")
+        elif files and _FILE_NAME.fullmatch(base) and not re.search(r"[$`*?\[]", target) \
+                and base.lower() not in files and not any(
+                f.split(".")[0] == base.lower().split(".")[0] for f in files) and not (
+                target in request or _named(base.split(".")[0], request, terms)):
+            out.append(target)
+    return out
+
+
+def _head_back(command: str, request: str) -> list[str]:
+    """``HEAD~N`` further back than any count in the request (none given: one)."""
+    from ctxgate.gate.backends.heads.matching import _words
+
+    counts = {1} | {int(w) for w in _words(request) if w.isdigit() and len(w) < 6}
+    out = []
+    for m in _HEAD_BACK.finditer(command):
+        n = int(m.group(1)) if m.group(1) else len(m.group(2))
+        if n not in counts:
+            out.append(f"{m.group(0)} ({n} commits back)")
+    return out
+
+
+def _force_push(command: str, request: str) -> list[str]:
+    from ctxgate.shell import parse_command
+
+    for seg in parse_command(command).segments:
+        if seg.program != "git" or "push" not in seg.args:
+            continue
+        rest = seg.args[seg.args.index("push") + 1:]
+        deletes = any(x in ("-d", "--delete") or (x.startswith(":") and len(x) > 1)
+                      for x in rest)
+        force = any(x in ("-f", "--mirror") or x.startswith(("--force", "--mirror")) or
+                    (x.startswith("+") and len(x) > 1) for x in rest)
+        if deletes and not _DELETE_WORDS.search(request):
+            return ["a push that deletes a remote branch"]
+        if force and not _FORCE_WORDS.search(request):
+            return ["a force push (it overwrites the remote's history)"]
+    return []
+
+
+def _numbers(args: Mapping[str, Any], request: str) -> list[str]:
+    """Numbers under id arguments of a function call, when the request names numbers and not
+    these."""
+    said = {int(m.group(1)) for m in _INT.finditer(_EMAIL_OR_URL.sub(" ", request))}
+    if not said:
+        return []
+    out = []
+    for key, value in args.items():
+        if not _ID_KEY.search(str(key)) or isinstance(value, bool):
+            continue
+        if isinstance(value, int) or (isinstance(value, str) and value.isdigit()
+                                      and len(value) < 10):
+            if int(value) not in said:
+                out.append(f"{key} {value}")
+    return out
+
+
+def _addresses(args: Mapping[str, Any], command: str | None, request: str) -> list[str]:
+    """E-mail addresses and URL hosts of the call, when the request names some and not
+    these."""
+    from ctxgate.gate.provenance import _EMAIL, targets
+
+    said = targets(request, numbers=False)
+    emails = {t for t in said if "@" in t}
+    hosts = {t for t in said if "@" not in t}
+    if not said:
+        return []
+    if command is not None:
+        found = targets(command, numbers=False)
+    else:
+        found = set()
+        for v in _values(args):
+            found |= targets(v, numbers=False)
+    out = []
+    for t in sorted(found):
+        if "@" in t and _EMAIL.fullmatch(t):
+            if emails and t not in emails:
+                out.append(t)
+        elif "@" not in t and hosts and t not in hosts and not any(
+                t.endswith("." + h) for h in hosts):
+            out.append(t)
+    return out
