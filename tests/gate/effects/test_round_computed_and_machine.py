@@ -89,3 +89,16 @@ def test_version_names_only_as_the_first_argument(outside: Path, command: str, e
 def test_device_control_names(tmp_path: Path, tool: str, expected) -> None:
     e = name_effect(tool, {"entity_id": "lock.front_door"}, cwd=str(tmp_path))
     assert e is not None and e.effect is expected, (tool, e)
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("PROMPT_COMMAND='rm -rf ~/work'", IRR),  # this shell runs it before each prompt
+    ("PS1='$(rm -rf ~/work) \\$ '", IRR),  # a prompt's substitutions run at each prompt
+    ("awk 'BEGIN { print \"rm -rf ~/work\" | \"sh\" }'", IRR),  # the printed text is a script
+    ("awk '{ print $1 | \"sh\" }' list.txt", IRR),  # a script nobody can read
+    ("awk '{ print $1 | \"sort -u\" }' data.txt", RO),
+    ("PS1='\\u@\\h \\$ '", RO),
+])
+def test_code_a_shell_runs_later_or_is_fed(outside: Path, command: str, expected) -> None:
+    e = shell_effect(command, cwd=str(outside))
+    assert e is not None and e.effect is expected, (command, e)

@@ -262,6 +262,10 @@ _AWK_SYSTEM = re.compile(r'system\s*\(\s*("(?:[^"\\]|\\.)*")?')
 _AWK_PIPE_TO = re.compile(r'\|&?\s*"((?:[^"\\]|\\.)*)"')
 _AWK_PIPE_FROM = re.compile(r'"((?:[^"\\]|\\.)*)"\s*\|&?\s*getline')
 _AWK_PRINT_TO = re.compile(r'printf?\b[^;{}]*?(>>?)\s*"((?:[^"\\]|\\.)*)"')
+_AWK_PRINT_TO_SHELL = re.compile(
+    r'printf?\b\s*\(?\s*"((?:[^"\\]|\\.)*)"[^;{}|]*\|&?\s*"\s*(?:\S*/)?'
+    r'(?:sh|bash|zsh|dash|ksh)(?:\s+-s)?\s*"')
+"""``print "CMD" | "sh"``: the printed text is a script the shell runs."""
 
 
 def _awk(a, seg) -> None:
@@ -281,6 +285,12 @@ def _awk(a, seg) -> None:
     for rx in (_AWK_PIPE_TO, _AWK_PIPE_FROM):
         for m in rx.finditer(program):
             a.inner(f"`{seg.program}` pipes to", m.group(1).replace('\\"', '"'))
+    fed = [m.group(1).replace('\\"', '"') for m in _AWK_PRINT_TO_SHELL.finditer(program)]
+    for text in fed:
+        a.inner(f"`{seg.program}` prints to a shell", text)
+    if not fed and re.search(r'\|&?\s*"\s*(?:\S*/)?(?:sh|bash|zsh|dash|ksh)\b', program):
+        a.add(IRREVERSIBLE, f"`{seg.program}` pipes what it prints to a shell: a script the "
+                            "gate cannot read")
     for m in _AWK_PRINT_TO.finditer(program):
         a.path(f"`{seg.program}` print {m.group(1)} \"{m.group(2)}\"", m.group(2),
                "append" if m.group(1) == ">>" else "overwrite")

@@ -314,6 +314,11 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                 body = value.lstrip("|").strip()
                 if seg.program:
                     a.inner(f"{name}={value!r} runs", body)
+                elif name == "PROMPT_COMMAND":  # this shell runs it before each prompt
+                    a.inner(f"{name}={value[:60]!r} runs in this shell later", body)
+            elif not seg.program and name in ("PS0", "PS1", "PS2", "PS4") and "$(" in value:
+                a.inner(f"{name}={value[:60]!r} runs its substitutions at each prompt",
+                        value)
         if not seg.program:
             continue
         if seg.context == "top" and _computed_program(a, seg):
