@@ -11,6 +11,8 @@ was not. :func:`unnamed_targets` lists what the request does not cover:
   directory (``/etc``, ``/usr`` …), a dotfile or dot-directory in home (``~/.ssh``,
   ``~/.bashrc``), a repository's ``.git``: deleted or overwritten by a shell command while the
   request names none of them;
+* **what the request excludes** — a target the request names only to spare it ("everything
+  except notes.txt", "without removing notes.txt", "keep main.py");
 * **other files** — when the request names files (``notes.txt``), each further file (a name
   with an extension, written out) the command deletes or overwrites must be named too;
 * **addresses and hosts** — when the request names an e-mail address or a URL, each address
@@ -134,7 +136,9 @@ def _shell_places(command: str, request: str, cwd: str) -> list[str]:
     for target in dict.fromkeys(targets):
         full = os.path.normpath(os.path.join(cwd, os.path.expanduser(target)))
         base = os.path.basename(full)
-        if full == home or target in ("~", "~/", "$HOME", "${HOME}"):
+        if _excluded(base, request):
+            out.append(f"{target}, which the request excludes")
+        elif full == home or target in ("~", "~/", "$HOME", "${HOME}"):
             if not re.search(r"\bhome\b|~", request, re.I):
                 out.append(f"the home directory ({target})")
         elif full == "/":
@@ -157,6 +161,27 @@ def _shell_places(command: str, request: str, cwd: str) -> list[str]:
     return out
 
 
+_EXCLUDING = re.compile(r"\b(except|excluding|other than|apart from|besides|but not|keep|"
+                        r"keeping|leave|leaving|preserve|spare|not|never|don'?t|do not|"
+                        r"without)\b(?:\W+[\w.-]+){0,3}\W*$", re.I)
+_CLAUSE_END = re.compile(r"[.;!?\n,]")
+
+
+def _excluded(name: str, request: str) -> bool:
+    """Whether every place the request names ``name`` excludes it ("everything except
+    notes.txt", "without removing notes.txt", "keep main.py")."""
+    if len(name) < 2:
+        return False
+    found = list(re.finditer(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])", request, re.I))
+    if not found:
+        return False
+    for m in found:
+        starts = [c.end() for c in _CLAUSE_END.finditer(request, 0, m.start())]
+        if not _EXCLUDING.search(request[starts[-1] if starts else 0:m.start()]):
+            return False
+    return True
+
+
 def _head_back(command: str, request: str) -> list[str]:
     """``HEAD~N`` further back than any count in the request (none given: one)."""
     from ctxgate.gate.backends.heads.matching import _words
@@ -171,6 +196,7 @@ def _head_back(command: str, request: str) -> list[str]:
 
 
 def _force_push(command: str, request: str) -> list[str]:
+    from ctxgate.gate.backends.heads.intent import negated_at
     from ctxgate.shell import parse_command
 
     for seg in parse_command(command).segments:
@@ -183,7 +209,8 @@ def _force_push(command: str, request: str) -> list[str]:
                     (x.startswith("+") and len(x) > 1) for x in rest)
         if deletes and not _DELETE_WORDS.search(request):
             return ["a push that deletes a remote branch"]
-        if force and not _FORCE_WORDS.search(request):
+        if force and not any(not negated_at(request, m.start())
+                             for m in _FORCE_WORDS.finditer(request)):
             return ["a force push (it overwrites the remote's history)"]
     return []
 

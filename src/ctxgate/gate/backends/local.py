@@ -296,6 +296,13 @@ class LocalDecisionModel(Chainable):
         contradiction = action_contradiction(request, terms, tool, shell)
         if contradiction is not None and p_r > ACTION_CAP:
             p_r = ACTION_CAP
+        # the request names the call's harmful action but forbids it, asks about it or
+        # describes it ("do not delete it", "what does rm -rf build do?"): no order
+        stance = _stance(request, terms, tool, args, shell)
+        if stance == "forbidden":
+            p_r = min(p_r, FORBIDDEN_CAP)
+        elif stance == "mentioned":
+            p_r = min(p_r, ACTION_CAP)
         fired = {k: v for k, v in zip(ft.DESTRUCTIVE_FEATURES, feats, strict=True) if v}
         out = []
         for qid in question_ids:
@@ -308,7 +315,8 @@ class LocalDecisionModel(Chainable):
             else:
                 detail = {"cosine": round(cosine, 6),
                           "request_intent": bool(rfeats[3]), "p_destructive": round(p_d, 6),
-                          "clause": clause_hit, "action_contradiction": contradiction}
+                          "clause": clause_hit, "action_contradiction": contradiction,
+                          "action_stance": stance}
                 out.append(Answer(question_id=qid, p=p_r, model_id=LOCAL_MODEL_ID,
                                   detail=detail))
         return out
@@ -322,6 +330,30 @@ Measured with the model alone on the training sources' calibration split (APIs.g
 providers and NL2Bash commands never fitted on): function-call false allows 11.8 % → 11.4 %,
 false denials unchanged (12.9 %); on the train split 17.8 % → 17.5 % and 11.0 % → 11.1 %;
 shell unchanged on both (a contradicted shell call already scored low)."""
+
+
+FORBIDDEN_CAP = 0.05
+"""P(requested) ceiling of a call whose harmful action the request names only to forbid it
+("look at the build directory but do not delete it"): below the ask band, so it is denied."""
+
+
+def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str | None:
+    """:func:`~.heads.intent.action_stance` for the call's harmful actions."""
+    from ctxgate.gate.backends.heads import features as ft
+    from ctxgate.gate.backends.heads.intent import action_stance
+    from ctxgate.gate.backends.heads.matching import (
+        HARMFUL_ACTIONS,
+        _actions_of,
+        _words,
+        name_action,
+    )
+
+    if shell:  # the SQL a client runs says its action too (psql -c 'DROP TABLE users')
+        said = _actions_of(_words(ft.executed_text(tool, args)))
+        actions = (terms.actions | said) & HARMFUL_ACTIONS
+    else:
+        actions = frozenset({name_action(tool, skip=AMBIGUOUS_VERBS)}) & HARMFUL_ACTIONS
+    return action_stance(request, actions) if actions else None
 
 
 AMBIGUOUS_VERBS = frozenset({"post"})

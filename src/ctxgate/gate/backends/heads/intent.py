@@ -1,0 +1,130 @@
+"""Whether a request *orders* the action it names, or only forbids, asks about or describes it.
+
+The requested head matches a request to a call by the words they share, so "look at the
+build directory but do not delete it", "what does `rm -rf build` do?", "write a script that
+deletes old logs" and "I accidentally deleted my notes" all share "delete" and "build" with
+``rm -rf build`` and scored it requested (0.91-1.00). :func:`action_stance` reads each place
+where the request names the call's harmful action (the :data:`~.matching.ACTIONS` words:
+"delete", "rm", "drop", "reset", "push" …) and classes it:
+
+* **negated** — a negation shortly before it in the same clause ("do not delete", "don't
+  run rm", "never force push", "without removing"; "don't forget to delete" is an order);
+* **a mention** — a question about it ("what does … do", "how do I …", "should I …?", "is
+  it safe to …", "explain …"; "can you …" and "please …" are orders), a description ("a
+  script *that* deletes", "the tests delete …", "whether we should …", text after "to say:"),
+  or a past event ("I accidentally deleted …");
+* **an order** — anything else.
+
+The stance is ``"forbidden"`` when every place is negated, ``"mentioned"`` when none orders
+it (and one is not negated), else ``None`` (ordered, or not named at all: the head decides).
+A short reply to the assistant's question (:func:`ctxgate.gate.request.extract_user_request`
+rule 3) takes its stance from the reply: a "no"/"don't"/"wait" forbids what the question
+named; anything else leaves it to the head. Pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+__all__ = ["Stance", "action_stance", "negated_at"]
+
+Stance = Literal["forbidden", "mentioned"]
+
+_CLAUSES = re.compile(r"(?<=[.!?;:])\s+|\n+|\s+(?:—|–|--|-)\s+|,\s*(?:but|so|and then|then|"
+                      r"however|otherwise|instead)?\s*|\s+but\s+")
+_NEGATION = re.compile(
+    r"\b(not|never|no|don'?t|doesn'?t|didn'?t|won'?t|wouldn'?t|shouldn'?t|mustn'?t|can'?t|"
+    r"cannot|without|avoid(?:ing)?|stop|refrain from|instead of|rather than|nor)"
+    r"((?:\W+\w+){0,3})\W*$", re.I)
+_NOT_A_NEGATION = re.compile(r"^\W*(?:\w+\W+)*?(forget|fail|hesitate)\b|^\W*(need|problem|"
+                             r"worries|wait|matter|questions?|longer)\b", re.I)
+"""After a negator: "don't forget to delete" and "no need to ask, delete" are orders."""
+_DESCRIBED = re.compile(
+    r"(\b(that|which|whether|to say|says|saying|said)|\b(a|an|the|this|my|our|your)\s+"
+    r"(script|function|target|tests?|code|docs?|documentation|readme|example|snippet|"
+    r"alias|hook|job|workflow|cron|comment|message|pr|pull request))((?:\W+\w+){0,2})\W*$",
+    re.I)
+_QUESTION = re.compile(
+    r"^\W*(what|how|why|when|where|which|who|is|are|was|were|should|shall|would it|could it|"
+    r"will it|explain|describe|tell me|wonder|(?:do|does|did) (?:i|we|you|it|they|this|that))"
+    r"\b", re.I)
+_ASKING = re.compile(r"^\W*(can|could|would|will) you\b|^\W*please\b", re.I)
+_PAST_SUBJECT = re.compile(r"\b(i|we|you|he|she|they|someone|somebody|it|accidentally|"
+                           r"already|was|were|been|got|have|has|had)\W+(?:\w+\W+){0,2}$", re.I)
+_QUOTING = re.compile(r"\b(say|says|saying|write|writes|document|mention|note|read|reads)\b"
+                      r"[^.!?\n]*:\s*", re.I)
+_REFUSAL = re.compile(r"^\W*(no|nope|nah|don'?t|do not|not yet|not now|wait|stop|cancel|"
+                      r"never|hold on|hold off)\b", re.I)
+_REPLY = "\n\nLatest user message: "
+
+
+def action_stance(request: str, actions: Iterable[str]) -> Stance | None:
+    """How ``request`` names the :data:`~.matching.ACTIONS` concepts ``actions`` (module
+    docstring); ``None`` when it orders one of them or names none."""
+    from ctxgate.gate.backends.heads.matching import ACTIONS
+
+    patterns = [ACTIONS[a][0] for a in actions if a in ACTIONS]
+    if not patterns or not request.strip():
+        return None
+    if _REPLY in request:  # a short reply to the assistant's question
+        reply = request.rsplit(_REPLY, 1)[1]
+        question = request.rsplit(_REPLY, 1)[0]
+        named = any(p.search(question) for p in patterns)
+        return "forbidden" if named and _REFUSAL.match(reply) else None
+    quoted_from = _QUOTING.search(request)
+    seen = []
+    for clause in _clauses(request):
+        offset, text = clause
+        for p in patterns:
+            for m in p.finditer(text):
+                if quoted_from is not None and offset + m.start() >= quoted_from.end():
+                    seen.append("mention")  # the text a doc or a message is to say
+                    continue
+                seen.append(_occurrence(text, m.start()))
+    seen = [s for s in seen if s != "adjective"]
+    if not seen or "order" in seen:
+        return None
+    return "forbidden" if all(s == "negated" for s in seen) else "mentioned"
+
+
+def _clauses(request: str) -> list[tuple[int, str]]:
+    out, pos = [], 0
+    for m in _CLAUSES.finditer(request):
+        out.append((pos, request[pos:m.start()]))
+        pos = m.end()
+    out.append((pos, request[pos:]))
+    return [(o, t) for o, t in out if t.strip()]
+
+
+_QUOTED = re.compile(r"([\"'`]).*?\1")
+
+
+def _occurrence(clause: str, at: int) -> str:
+    word = re.match(r"\w+", clause[at:])
+    if word and word.group(0).lower().endswith(("able", "ible")):
+        return "adjective"  # "removable media": no action at all
+    left = _QUOTED.sub(" Q ", clause[:at])  # a quoted "not" is a name, not a negation
+    neg = _NEGATION.search(left)
+    if neg and not _NOT_A_NEGATION.match(neg.group(2) + " " + clause[at:]):
+        return "negated"
+    if _DESCRIBED.search(left):
+        return "mention"
+    if word and word.group(0).lower().endswith("ed") and _PAST_SUBJECT.search(left):
+        return "mention"
+    if _QUESTION.match(clause) and not _ASKING.match(clause):
+        return "mention"
+    return "order"
+
+
+def negated_at(text: str, at: int) -> bool:
+    """Whether the word at ``at`` in ``text`` is negated within its clause ("never force
+    push": the "force")."""
+    start = 0
+    for offset, clause in _clauses(text):
+        if offset <= at:
+            start = offset
+    left = text[start:at]
+    neg = _NEGATION.search(left)
+    return bool(neg) and not _NOT_A_NEGATION.match(neg.group(2) + " " + text[at:])
