@@ -121,10 +121,7 @@ def _occurrence(clause: str, at: int) -> str:
 def negated_at(text: str, at: int) -> bool:
     """Whether the word at ``at`` in ``text`` is negated within its clause ("never force
     push": the "force")."""
-    start = 0
-    for offset, clause in _clauses(text):
-        if offset <= at:
-            start = offset
+    start = max((offset for offset, _clause in _clauses(text) if offset <= at), default=0)
     left = text[start:at]
     neg = _NEGATION.search(left)
     return bool(neg) and not _NOT_A_NEGATION.match(neg.group(2) + " " + text[at:])
