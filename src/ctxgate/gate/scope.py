@@ -13,6 +13,11 @@ was not. :func:`unnamed_targets` lists what the request does not cover:
   request names none of them;
 * **what the request excludes** — a target the request names only to spare it ("everything
   except notes.txt", "without removing notes.txt", "keep main.py");
+* **something else than the request deletes** — the request orders a delete of something
+  specific ("delete the cache and show me the logs") and the command destroys what it does
+  not name there (``rm -rf logs``, ``DROP TABLE users`` for the temp_import table, ``git
+  branch -D main`` for feature-x; a ``DELETE`` without ``WHERE`` when the request names a
+  row's number); a vague delete ("clean up", "delete it") binds nothing;
 * **other files** — when the request names files (``notes.txt``), each further file (a name
   with an extension, written out) the command deletes or overwrites must be named too;
 * **addresses and hosts** — when the request names an e-mail address or a URL, each address
@@ -68,6 +73,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
     out: list[str] = []
     if command is not None:
         out += _shell_places(command, request, cwd)
+        out += _unbound(command, request, cwd)
         out += _head_back(command, request)
         out += _force_push(command, request)
         text = command
@@ -180,6 +186,115 @@ def _excluded(name: str, request: str) -> bool:
         if not _EXCLUDING.search(request[starts[-1] if starts else 0:m.start()]):
             return False
     return True
+
+
+_EMPTYING = re.compile(r"\b(truncat|flush|empt(y|ies)\b|reset)", re.I)
+"""Deletes the action table does not list: emptying a table, a cache, a database."""
+_GENERIC = frozenset("file files dir dirs directory directories folder folders everything all "
+                     "thing things stuff it them those these ones one content contents "
+                     "old stale unused unneeded".split())
+"""Words that say how much, not what: a request whose delete names only these is vague."""
+_SQL_TARGET = re.compile(r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|COLLECTION)\s+"
+                         r"(?:IF\s+EXISTS\s+)?|TRUNCATE\s+(?:TABLE\s+)?|DELETE\s+FROM\s+)"
+                         r"[\"`]?([\w.]+)", re.I)
+_SQL_ALL_ROWS = re.compile(r"\bDELETE\s+FROM\s+[\"`]?([\w.]+)[\"`]?\s*(?:;|$|[\"'])", re.I)
+
+
+_PRONOUN = re.compile(r"\b(it|them|they|these|those|this|that|ones?)\b", re.I)
+
+
+def _unbound(command: str, request: str, cwd: str) -> list[str]:
+    """What a shell command destroys that the request's own deletes do not cover: named only
+    where the request orders something else ("delete the cache and show me the logs" →
+    ``rm -rf logs``), or named nowhere while the delete names something specific ("drop the
+    temp_import table" → ``DROP TABLE users``, "delete the stale branch feature-x" → ``git
+    branch -D main``); and a ``DELETE`` without ``WHERE`` when the request names a number. A
+    vague delete ("clean up", "delete it") binds nothing."""
+    from ctxgate.gate.backends.heads.intent import action_spans, other_actions
+    from ctxgate.gate.backends.heads.matching import ACTIONS, request_terms
+
+    deletes = [ACTIONS["delete"][0], _EMPTYING]
+    spans = action_spans(request, deletes, other_actions("delete"))
+    if not spans:
+        return []
+    out: list[str] = []
+    said_numbers = {int(m.group(1)) for m in _INT.finditer(_EMAIL_OR_URL.sub(" ", request))}
+    if said_numbers:
+        out += [f"every row of {m.group(1)} (a DELETE without WHERE)"
+                for m in _SQL_ALL_ROWS.finditer(command)]
+    if any(_PRONOUN.search(sp) for sp in spans):  # "find the .bak files and delete them"
+        return out  # the delete's object is named elsewhere: nothing to bind here
+    generic = set().union(*(request_terms(g) for g in _GENERIC))
+    said_words = {w for sp in spans for p in deletes for m in p.finditer(sp)
+                  for w in request_terms(m.group(0))}
+    objects = {t for t in set().union(*(request_terms(sp) for sp in spans)) - generic
+               - said_words if not t.isdigit()}
+    others = action_spans(request, other_actions("delete"), deletes)
+    elsewhere = set().union(*(request_terms(o) for o in others)) if others else set()
+    spoken = " ".join(spans)
+    for name, kind, parent in _destroyed_names(command, cwd):
+        terms = request_terms(name) - generic
+        if not terms or terms & objects or name.lower() in spoken.lower() or (
+                parent and parent.lower() in spoken.lower()):
+            continue
+        if terms & elsewhere or any(name.lower() in o.lower() for o in others):
+            out.append(f"{name} (the request names it only for another action)")
+        elif objects and _KIND_NAMED[kind].search(spoken):
+            out.append(f"{name} (the request deletes {', '.join(sorted(objects))[:60]})")
+    return out
+
+
+_KIND_NAMED = {
+    "path": re.compile(r"[\w-]\.[A-Za-z]{1,8}\b|\w/\w|[\"'`]"),
+    "table": re.compile(r"\b(tables?|databases?|db|schemas?|collections?|views?)\b", re.I),
+    "branch": re.compile(r"\bbranch(es)?\b", re.I),
+    "tag": re.compile(r"\btags?\b", re.I),
+    "find": re.compile(r"(?!)"),
+}
+"""What a delete must say for a target it does not name to count as another one: a file name
+or path for a path, the word "table" for a table, "branch" for a branch (``find`` matches are
+judged by their patterns only where the request names them for another action)."""
+
+
+def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
+    """``(name, kind, parent)`` for what a shell command destroys: the base names of the
+    paths the path rules judged destructive (not a ``find`` starting point nor an ``rsync
+    --delete`` destination: a deleting ``find``'s names are its ``-name`` patterns), SQL tables and databases dropped or
+    emptied, git branches and tags deleted; ``parent``: a path's directory as written."""
+    from ctxgate.gate.effects.shell import recent_analysis
+    from ctxgate.shell import parse_command
+
+    a = recent_analysis(command, cwd=cwd)
+    names = [(os.path.basename(os.path.normpath(f.target)), "path",
+              os.path.dirname(os.path.normpath(f.target))) for f in a.findings
+             if f.target and f.effect.destructive
+             and not f.evidence.startswith(("`find", "`rsync"))  # a place, not what goes
+             and not re.search(r"[$`*?\[]", f.target)]
+    names += [(m.group(1).split(".")[-1], "table", "") for m in _SQL_TARGET.finditer(command)]
+    segments = parse_command(command).segments
+    xargs_deletes = any("xargs" in s.wrappers and s.program in _DELETERS for s in segments)
+    for seg in segments:
+        args = list(seg.args)
+        if seg.program == "find" and (xargs_deletes or "-delete" in args or any(
+                os.path.basename(x) in _DELETERS for x in args)):
+            names += [(re.sub(r"[*?\[\]]", "", args[k + 1]), "find", "") for k, x in
+                      enumerate(args[:-1]) if x in ("-name", "-iname")]
+        if seg.program != "git" or not args:
+            continue
+        sub, rest = args[0], args[1:]
+        if sub == "branch" and any(x in ("-D", "-d", "--delete") for x in rest):
+            names += [(x, "branch", "") for x in rest if not x.startswith("-")]
+        elif sub == "tag" and any(x in ("-d", "--delete") for x in rest):
+            names += [(x, "tag", "") for x in rest if not x.startswith("-")]
+        elif sub == "push" and any(x in ("-d", "--delete") for x in rest):
+            names += [(x, "branch", "") for x in
+                      [x for x in rest if not x.startswith("-")][1:]]
+        elif sub == "push":
+            names += [(x[1:], "branch", "") for x in rest if x.startswith(":") and len(x) > 1]
+    return [n for n in dict.fromkeys(names) if re.search(r"[A-Za-z]", n[0])]
+
+
+_DELETERS = frozenset({"rm", "rmdir", "shred", "unlink", "srm", "trash"})
 
 
 def _head_back(command: str, request: str) -> list[str]:

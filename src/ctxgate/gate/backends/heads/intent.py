@@ -28,7 +28,8 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-__all__ = ["Stance", "action_stance", "negated_at"]
+__all__ = ["Stance", "action_spans", "action_stance", "clauses", "negated_at",
+           "ordering_clauses", "other_actions"]
 
 Stance = Literal["forbidden", "mentioned"]
 
@@ -125,3 +126,68 @@ def negated_at(text: str, at: int) -> bool:
     left = text[start:at]
     neg = _NEGATION.search(left)
     return bool(neg) and not _NOT_A_NEGATION.match(neg.group(2) + " " + text[at:])
+
+
+def clauses(text: str) -> list[tuple[int, str]]:
+    """``(offset, clause)`` for each clause of ``text`` (sentences, and parts split at commas,
+    dashes, "but" and the like)."""
+    return _clauses(text)
+
+
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+_READING = re.compile(r"\b(show|display|print|read|view|tell|explain|summari[sz]e|keep|"
+                      r"leave|open|inspect|back up|copy|rename|move|compress)\b",
+                      re.I)
+"""Actions that are not deletes, for where a delete's span ends ("find", "list", "search"
+and "check" are left out: "find the .bak files and delete them" acts on one object)."""
+
+
+def action_spans(request: str, patterns: list[re.Pattern[str]],
+                 stops: list[re.Pattern[str]]) -> list[str]:
+    """The text each *ordered* action of ``patterns`` covers in ``request``: from its word to
+    the next word of a ``stops`` action in the same sentence ("delete the cache" in "delete
+    the cache and show me the logs"; "remove files 'a', 'b', 'c'" whole). A word inside the
+    quoted part after "to say:" or similar orders nothing."""
+    if _REPLY in request:
+        return []
+    quoted_from = _QUOTING.search(request)
+    out = []
+    pos = 0
+    for sentence in [*_SENTENCES.split(request)]:
+        base = request.find(sentence, pos)
+        pos = max(pos, base)
+        fine = _clauses(sentence)
+        for p in patterns:
+            for m in p.finditer(sentence):
+                if quoted_from is not None and base + m.start() >= quoted_from.end():
+                    continue
+                off, clause = max(((o, c) for o, c in fine if o <= m.start()),
+                                  default=(0, sentence))
+                if _occurrence(clause, m.start() - off) != "order":
+                    continue
+                end = m.start() + len(re.match(r"\w*", sentence[m.start():]).group(0))
+                masked = _QUOTED.sub(lambda q: " " * len(q.group(0)), sentence)  # names
+                cut = [n.start() for q in stops for n in q.finditer(masked, end)
+                       if not any(o.match(masked, n.start()) for o in patterns)]
+                out.append(sentence[m.start():min(cut, default=len(sentence))])
+    return out
+
+
+def ordering_clauses(request: str, action: str,
+                     extra: re.Pattern[str] | None = None) -> list[str]:
+    """:func:`action_spans` of the :data:`~.matching.ACTIONS` concept ``action`` (and
+    ``extra``), ended by any other action's word."""
+    from ctxgate.gate.backends.heads.matching import ACTIONS
+
+    if action not in ACTIONS:
+        return []
+    own = [ACTIONS[action][0], *([extra] if extra is not None else [])]
+    return action_spans(request, own, other_actions(action))
+
+
+def other_actions(action: str) -> list[re.Pattern[str]]:
+    """How a request says every action but ``action`` (the table's and :data:`_READING`)."""
+    from ctxgate.gate.backends.heads.matching import ACTIONS
+
+    return [said for k, (said, _done) in ACTIONS.items()
+            if k not in (action, "read", "copy", "archive")] + [_READING]
