@@ -118,3 +118,58 @@ def test_through_the_real_cli(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["outcome"] == "deny"
     assert (tmp_path / "build" / "out.o").exists()
+
+
+@pytest.mark.parametrize(("request_text", "action", "stance"), [
+    ("draft an email to bob@x.com about the outage, don't send it yet", "send", "forbidden"),
+    ("draft an email to bob@x.com about the outage", "send", "mentioned"),  # a noun only
+    ("read my latest email from bob", "send", "mentioned"),
+    ("preview the deployment plan for prod", "push", "mentioned"),
+    ("email Dana the quarterly report", "send", None),  # an order
+    ("reply to Bob's email and say thanks", "send", None),
+    ("forward the email to the team", "send", None),
+])
+def test_a_noun_is_no_order(request_text: str, action: str, stance: str | None) -> None:
+    assert action_stance(request_text, [action]) == stance
+
+
+@pytest.mark.parametrize(("tool", "actions"), [
+    ("cancel_order", {"delete"}), ("revoke_token", {"delete"}), ("send_email", {"send"}),
+    ("mcp__github__merge_pull_request", {"push"}), ("transfer_money", {"pay"}),
+    ("get_order", set()), ("post_rest_lookups", set()),
+])
+def test_the_harmful_action_of_a_tool_names_operation_verb(tool: str, actions: set) -> None:
+    from ctxgate.gate.backends.local import verb_action
+
+    assert verb_action(tool) == frozenset(actions)
+
+
+@pytest.mark.parametrize(("request_text", "tool", "arguments", "outcome"), [
+    ("draft an email to bob@x.com about the outage, don't send it yet", "send_email",
+     {"to": ["bob@x.com"], "subject": "outage", "body": "..."}, "deny"),
+    ("read my latest email from bob", "send_email",
+     {"to": ["bob@x.com"], "subject": "re", "body": "..."}, "ask"),
+    ("look up the order status for order 1234", "cancel_order", {"order_id": 1234}, "ask"),
+    ("preview the deployment plan for prod", "deploy", {"env": "prod"}, "ask"),
+    ("review PR 12 and leave comments", "mcp__github__merge_pull_request",
+     {"owner": "a", "repo": "b", "pull_number": 12}, "ask"),
+    ("email bob@x.com the outage report", "send_email",
+     {"to": ["bob@x.com"], "subject": "outage", "body": "..."}, "allow"),
+])
+def test_function_calls_through_the_gate(tmp_path: Path, gate, request_text: str, tool: str,
+                                         arguments: dict, outcome: str) -> None:
+    from ctxgate.gate import ToolCall
+
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool=tool, arguments=arguments, cwd=str(tmp_path)),
+                         user_request=request_text)
+    assert v.outcome == outcome, v
+
+
+def test_review_is_no_order_to_merge(tmp_path: Path, gate) -> None:
+    from ctxgate.gate import ToolCall
+
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": "gh pr merge 12 --squash"},
+                                  cwd=str(tmp_path)), user_request="review PR 12")
+    assert v.outcome in ("ask", "deny"), v

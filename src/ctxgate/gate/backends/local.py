@@ -346,14 +346,62 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
         _actions_of,
         _words,
         name_action,
+        request_actions,
     )
 
     if shell:  # the SQL a client runs says its action too (psql -c 'DROP TABLE users')
-        said = _actions_of(_words(ft.executed_text(tool, args)))
+        words = _words(ft.executed_text(tool, args))
+        said = _actions_of(words)
+        if "merge" in words and "gh" in words:  # gh pr merge publishes to the remote
+            said |= {"push"}
         actions = (terms.actions | said) & HARMFUL_ACTIONS
     else:
-        actions = frozenset({name_action(tool, skip=AMBIGUOUS_VERBS)}) & HARMFUL_ACTIONS
-    return action_stance(request, actions) if actions else None
+        actions = verb_action(tool) or frozenset(
+            {name_action(tool, skip=AMBIGUOUS_VERBS)}) & HARMFUL_ACTIONS
+    if not actions:
+        return None
+    stance = action_stance(request, actions)
+    if stance is None and _READS_ONLY.search(request) and \
+            not request_actions(_READS_ONLY.sub(" ", request)) - {"read"} and \
+            not _ENDING.search(request):
+        return "mentioned"  # "review PR 12" -> gh pr merge 12: it only asks to read
+    return stance
+
+
+_READS_ONLY = re.compile(r"\b(review|inspect|look (?:at|up|into)|analy[sz]e|audit|examine|"
+                         r"preview|read|show|list|check|summari[sz]e|describe|explain|"
+                         r"what|which|how many)\b", re.I)
+"""What a request says when it asks to read: with no other action stated, a call's harmful
+action is no order."""
+
+_VERB_ACTIONS = {
+    **dict.fromkeys(("send", "email", "mail", "message", "reply", "forward", "notify",
+                     "invite", "share", "comment", "tweet", "sms", "dm", "broadcast",
+                     "announce"), "send"),
+    **dict.fromkeys(("pay", "transfer", "refund", "charge", "purchase", "buy", "order",
+                     "book", "withdraw", "donate", "checkout", "wire", "payout"), "pay"),
+    **dict.fromkeys(("deploy", "publish", "release", "push", "upload", "merge", "ship"),
+                    "push"),
+}
+
+
+def verb_action(tool: str) -> frozenset[str]:
+    """The harmful :data:`~.heads.matching.ACTIONS` concept of a tool name's operation verb
+    (:func:`ctxgate.gate.effects.names.operation_verb`): a delete verb (``cancel_order``,
+    ``revoke_token``) is ``delete``; sending, paying and publishing verbs map to theirs;
+    ``frozenset()`` otherwise. For names whose first action word the table has no verb for
+    (``cancel_order`` reads "order" as paying)."""
+    from ctxgate.gate.effects.annotations import split_mcp_name
+    from ctxgate.gate.effects.names import DELETE_VERBS, operation_verb
+
+    split = split_mcp_name(tool)
+    found = operation_verb(split[1] if split else tool)
+    if found is None or found[0] in AMBIGUOUS_VERBS:
+        return frozenset()
+    verb = found[0]
+    if verb in DELETE_VERBS:
+        return frozenset({"delete"})
+    return frozenset({_VERB_ACTIONS[verb]}) if verb in _VERB_ACTIONS else frozenset()
 
 
 AMBIGUOUS_VERBS = frozenset({"post"})
@@ -404,7 +452,8 @@ def action_contradiction(request: str, terms: Any, tool: str, shell: bool) -> st
         harmful = terms.actions & HARMFUL_ACTIONS
     else:
         first = name_action(tool, skip=AMBIGUOUS_VERBS)
-        harmful = frozenset({first} & (HARMFUL_ACTIONS | CHANGE_KIN.keys()))
+        # the operation verb first (cancel_order cancels: a delete, not an order placed)
+        harmful = verb_action(tool) or frozenset({first} & (HARMFUL_ACTIONS | CHANGE_KIN.keys()))
     if not harmful:
         return None
     asked = request_actions(_STATE_WORDS.sub(" ", request))

@@ -9,7 +9,7 @@ where the request names the call's harmful action (the :data:`~.matching.ACTIONS
 
 * **negated** — a negation shortly before it in the same clause ("do not delete", "don't
   run rm", "never force push", "without removing"; "don't forget to delete" is an order);
-* **a mention** — a question about it ("what does … do", "how do I …", "should I …?", "is
+* **a mention** — a noun ("my latest email", "the deployment plan"), a question about it ("what does … do", "how do I …", "should I …?", "is
   it safe to …", "explain …"; "can you …" and "please …" are orders), a description ("a
   script *that* deletes", "the tests delete …", "whether we should …", text after "to say:"),
   or a past event ("I accidentally deleted …");
@@ -87,7 +87,9 @@ def action_stance(request: str, actions: Iterable[str]) -> Stance | None:
     seen = [s for s in seen if s != "adjective"]
     if not seen or "order" in seen:
         return None
-    return "forbidden" if all(s == "negated" for s in seen) else "mentioned"
+    if all(s == "negated" for s in seen if s != "noun") and "negated" in seen:
+        return "forbidden"
+    return "mentioned"
 
 
 def _clauses(request: str) -> list[tuple[int, str]]:
@@ -102,10 +104,21 @@ def _clauses(request: str) -> list[tuple[int, str]]:
 _QUOTED = re.compile(r"([\"'`]).*?\1")
 
 
+_NOUNS = re.compile(r"^(e-?mails?|mails?|messages?|posts?|reports?|tweets?|sms|repl(y|ies)|"
+                    r"orders?|bookings?|reservations?|payments?|transfers?|refunds?|bills?|"
+                    r"deployments?|releases?|pushes|resets?|deletions?|removals?|cleanups?|"
+                    r"invoices?|notifications?|shares?)$", re.I)
+_DETERMINER = re.compile(r"\b(a|an|the|my|your|his|her|our|their|its|this|that|these|those|"
+                         r"latest|last|new|next|first|recent|unread|old|each|every|any|some|"
+                         r"\w+'s)\W+$", re.I)
+
+
 def _occurrence(clause: str, at: int) -> str:
     word = re.match(r"\w+", clause[at:])
     if word and word.group(0).lower().endswith(("able", "ible")):
         return "adjective"  # "removable media": no action at all
+    if word and _NOUNS.match(word.group(0)) and _DETERMINER.search(clause[:at]):
+        return "noun"  # "my latest email", "the deployment plan": a thing, not an action
     left = _QUOTED.sub(" Q ", clause[:at])  # a quoted "not" is a name, not a negation
     neg = _NEGATION.search(left)
     if neg and not _NOT_A_NEGATION.match(neg.group(2) + " " + clause[at:]):
