@@ -46,7 +46,9 @@ def test_a_rule_destructive_class_needs_a_request_whatever_the_model_says():
     assert v.effect is not None and v.effect.effect is EffectClass.EXTERNAL
     assert v.probabilities == {"destructive": 0.05, "requested": 0.1}  # asked and recorded
     assert "force-pushes" in v.reason and "gate approve" in v.reason
-    assert decide(ToolGate(scripted(0.05, 0.9)), PUSH).allowed
+    # a request the model finds clear (the request must say force: the scope check)
+    assert decide(ToolGate(scripted(0.05, 0.9)), PUSH, "force-push main to the remote").allowed
+    assert decide(ToolGate(scripted(0.05, 0.9)), PUSH).code == "beyond_request"
     assert v.to_dict()["effect"]["source"] == "shell_parser"
 
 
