@@ -19,7 +19,8 @@ was not. :func:`unnamed_targets` lists what the request does not cover:
   branch -D main`` for feature-x; a ``DELETE`` without ``WHERE`` when the request names a
   row's number); a vague delete ("clean up", "delete it") binds nothing;
 * **other files** — when the request names files (``notes.txt``), each further file (a name
-  with an extension, written out) the command deletes or overwrites must be named too;
+  with an extension, written out) the command deletes must be named too (a coding agent
+  writes files the task never named: tests, patches);
 * **addresses and hosts** — when the request names an e-mail address or a URL, each address
   or host of the call;
 * **object numbers** — when the request names numbers (``issue #12``), a number under an id
@@ -131,9 +132,11 @@ def _shell_places(command: str, request: str, cwd: str) -> list[str]:
     from ctxgate.gate.effects.shell import recent_analysis
 
     a = recent_analysis(command, cwd=cwd)
-    targets = [f.target for f in a.findings if f.target and f.effect.destructive]
-    if not targets:
+    found = [(f.target, f.action) for f in a.findings if f.target and f.effect.destructive]
+    if not found:
         return []
+    targets = [t for t, _a in found]
+    deleted = {t for t, act in found if act == "delete"}
     terms = request_terms(request)
     files = {m.group(1).rsplit("/", 1)[-1].lower()
              for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}
@@ -159,7 +162,8 @@ def _shell_places(command: str, request: str, cwd: str) -> list[str]:
         elif base == ".git":
             if not re.search(r"\bgit\b|repositor|history", request, re.I):
                 out.append(f"the repository's history ({target})")
-        elif files and _FILE_NAME.fullmatch(base) and not re.search(r"[$`*?\[]", target) \
+        elif target in deleted and files and _FILE_NAME.fullmatch(base) \
+                and not re.search(r"[$`*?\[]", target) \
                 and base.lower() not in files and not any(
                 f.split(".")[0] == base.lower().split(".")[0] for f in files) and not (
                 target in request or _named(base.split(".")[0], request, terms)):
@@ -267,7 +271,7 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
     a = recent_analysis(command, cwd=cwd)
     names = [(os.path.basename(os.path.normpath(f.target)), "path",
               os.path.dirname(os.path.normpath(f.target))) for f in a.findings
-             if f.target and f.effect.destructive
+             if f.target and f.effect.destructive and f.action == "delete"
              and not f.evidence.startswith(("`find", "`rsync"))  # a place, not what goes
              and not re.search(r"[$`*?\[]", f.target)]
     names += [(m.group(1).split(".")[-1], "table", "") for m in _SQL_TARGET.finditer(command)]

@@ -66,6 +66,9 @@ class Finding:
     evidence: str
     target: str | None = None
     """The path a path rule judged, as written (``~/.ssh``, ``build``); ``None`` otherwise."""
+    action: str | None = None
+    """What the path rule judged the command does to :attr:`target` (``delete``,
+    ``overwrite``, ``edit`` …)."""
     guess: bool = False
     """The class rests on a path the gate could not expand (:attr:`.paths.PathEffect.guess`).
     In a command the agent wrote, that is the cautious reading; in a file that runs
@@ -125,7 +128,7 @@ class Analysis:
         sub = analyse(command, cwd=self.cwd, depth=self.depth + 1)
         for f in sub.findings:
             self.findings.append(Finding(effect=f.effect, evidence=f"{construct}: {f.evidence}",
-                                         guess=f.guess, target=f.target))
+                                         guess=f.guess, target=f.target, action=f.action))
         self.unknown.extend(f"{construct}: {u}" for u in sub.unknown)
         self.unparsed.extend(f"{construct}: {u}" for u in sub.unparsed)
         self.claims.extend(sub.claims)
@@ -139,7 +142,7 @@ def path_finding(construct: str, path: str, action: Action, cwd: str) -> Finding
     if pe.effect is None:
         return None
     return Finding(effect=pe.effect, evidence=f"{construct}: {pe.evidence}", guess=pe.guess,
-                   target=path)
+                   target=path, action=action)
 
 
 def shell_effect(command: str, *, cwd: str | None = None,
