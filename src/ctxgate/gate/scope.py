@@ -132,11 +132,13 @@ def _shell_places(command: str, request: str, cwd: str) -> list[str]:
     from ctxgate.gate.effects.shell import recent_analysis
 
     a = recent_analysis(command, cwd=cwd)
-    found = [(f.target, f.action) for f in a.findings if f.target and f.effect.destructive]
+    found = [(f.target, f.action, f.evidence.startswith("`find")) for f in a.findings
+             if f.target and f.effect.destructive]
     if not found:
         return []
-    targets = [t for t, _a in found]
-    deleted = {t for t, act in found if act == "delete"}
+    targets = [t for t, _a, _f in found]
+    # a find's matches are the rule's cautious guess, not names the command wrote out
+    deleted = {t for t, act, by_find in found if act == "delete" and not by_find}
     terms = request_terms(request)
     files = {m.group(1).rsplit("/", 1)[-1].lower()
              for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}

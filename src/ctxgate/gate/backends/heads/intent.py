@@ -174,6 +174,8 @@ def action_spans(request: str, patterns: list[re.Pattern[str]],
             for m in p.finditer(sentence):
                 if quoted_from is not None and base + m.start() >= quoted_from.end():
                     continue
+                if re.match(r"\w+ed\b", sentence[m.start():], re.I):
+                    continue  # "tools generated files": a participle orders nothing
                 off, clause = max(((o, c) for o, c in fine if o <= m.start()),
                                   default=(0, sentence))
                 if _occurrence(clause, m.start() - off) != "order":
