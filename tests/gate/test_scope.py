@@ -214,3 +214,22 @@ def test_through_the_real_cli(repo: Path, tmp_path: Path, request_text: str, com
     assert proc.returncode == code, record
     if code == 3:
         assert record["code"] == "beyond_request" and "home directory" in record["reason"]
+
+
+@pytest.mark.parametrize(("reply", "command", "outcome"), [
+    ("just build", "rm -rf build logs", "ask"),  # the reply picked one of the two offered
+    ("yes, but not logs", "rm -rf build logs", "ask"),
+    ("just build", "rm -rf build", "allow"),
+    ("yes", "rm -rf build logs", "allow"),
+])
+def test_a_short_reply_that_picks_among_what_was_offered(repo: Path, gate, reply: str,
+                                                         command: str, outcome: str) -> None:
+    from ctxgate.gate import ToolCall
+
+    conversation = [{"role": "user", "content": "clean up the repo"},
+                    {"role": "assistant", "content": "I can delete build/ and logs/. Which?"},
+                    {"role": "user", "content": reply}]
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": command}, cwd=str(repo)),
+                         conversation=conversation)
+    assert v.outcome == outcome, v

@@ -25,6 +25,8 @@ was not. :func:`unnamed_targets` lists what the request does not cover:
   or host of the call;
 * **object numbers** — when the request names numbers (``issue #12``), a number under an id
   argument (``issue_number``, ``pull_id``) of a function call;
+* **beyond a reply's pick** — "just build" (or "yes, but not dist") after the assistant
+  offered to delete build/ and dist/;
 * **how far back** — ``HEAD~N`` beyond the count the request gives ("my last commit" is 1);
 * **production** — ``prod``/``production`` in the call, never in the request;
 * **a force push** — a push that overwrites or deletes remote history, when the request
@@ -75,6 +77,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
     if command is not None:
         out += _shell_places(command, request, cwd)
         out += _unbound(command, request, cwd)
+        out += _reply_scope(command, request, cwd)
         out += _head_back(command, request)
         out += _force_push(command, request)
         text = command
@@ -301,6 +304,35 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
 
 
 _DELETERS = frozenset({"rm", "rmdir", "shred", "unlink", "srm", "trash"})
+
+
+_REPLY = "\n\nLatest user message: "
+_ONLY = re.compile(r"^\W*(?:just|only)\b(.+)", re.I | re.S)
+
+
+def _reply_scope(command: str, request: str, cwd: str) -> list[str]:
+    """A short reply that picks among what the assistant offered ("I can delete build/ and
+    dist/. Which ones?" - "just build") or leaves one out ("yes, but not dist"): what the
+    command deletes beyond the pick (the offer itself names everything)."""
+    from ctxgate.gate.backends.heads.matching import request_terms
+
+    if _REPLY not in request:
+        return []
+    reply = request.rsplit(_REPLY, 1)[1]
+    only = _ONLY.match(reply)
+    picked = request_terms(only.group(1)) if only else set()
+    from ctxgate.gate.effects.shell import recent_analysis
+
+    names = [os.path.basename(os.path.normpath(f.target)) for f in
+             recent_analysis(command, cwd=cwd).findings if f.target and f.effect.destructive]
+    names += [n for n, _k, _p in _destroyed_names(command, cwd)]
+    out = []
+    for name in dict.fromkeys(n for n in names if n and re.search(r"[A-Za-z]", n)):
+        if _excluded(name, reply):
+            out.append(f"{name}, which the reply excludes")
+        elif only and not request_terms(name) & picked:
+            out.append(f"{name} (the reply picked only {only.group(1).strip()[:40]!r})")
+    return out
 
 
 def _head_back(command: str, request: str) -> list[str]:
