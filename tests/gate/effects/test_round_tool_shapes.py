@@ -77,3 +77,22 @@ def test_a_graphql_mutation_changes_a_remote_service(repo: Path, tool: str, quer
 def test_a_graphql_query_is_not_taken_for_a_mutation(repo: Path, query: str) -> None:
     e = effect(repo, "graphql", {"query": query})
     assert e is None or e.effect is not X, e
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    ({"server_name": "github", "tool_name": "delete_repository",
+      "arguments": '{"owner": "a", "repo": "b"}'}, X),
+    ({"server_name": "fs", "tool_name": "read_file", "arguments": '{"path": "README.md"}'}, RO),
+    ({"server_name": "shell", "tool_name": "execute", "arguments": {"command": "rm -rf ~"}},
+     IRR),
+])
+def test_a_tool_that_calls_an_mcp_tool_is_judged_as_that_call(repo: Path, args: dict,
+                                                                expected) -> None:
+    e = effect(repo, "use_mcp_tool", args)
+    assert e is not None and e.effect is expected, e
+
+
+@pytest.mark.parametrize("tool", ["update_plan", "finish", "think"])
+def test_agent_bookkeeping_tools_only_read(repo: Path, tool: str) -> None:
+    e = effect(repo, tool, {"plan": [{"step": "delete everything", "status": "pending"}]})
+    assert e is not None and e.effect is RO, e

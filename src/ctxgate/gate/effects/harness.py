@@ -4,7 +4,8 @@
   ``NotebookRead``, ``TodoWrite``, ``Task`` (a sub-agent, whose own calls are gated one by one),
   ``BashOutput``, ``ExitPlanMode``, and Claude Code 2's ``Agent`` (``Task`` renamed),
   ``ListAgents``, ``ToolSearch``, ``Skill`` (loads instructions), ``ReportFindings``,
-  ``ScheduleWakeup``, ``TaskOutput``: read-only;
+  ``ScheduleWakeup``, ``TaskOutput``; Codex's ``update_plan``, ``view_image``; OpenHands'
+  ``think`` and ``finish``: read-only;
 - ``Write`` (overwrite or create), ``Edit``/``MultiEdit`` (edit: the replaced text is in the
   arguments), ``NotebookEdit``: the path rules of :mod:`.paths` against the call's directory,
   with ``keeps_history`` (Claude Code checkpoints what its own file tools change, so a
@@ -40,7 +41,7 @@ HARNESS_READ_TOOLS = frozenset({"read", "grep", "glob", "ls", "webfetch", "webse
                                 "bashoutput", "exitplanmode", "listmcpresourcestool",
                                 "readmcpresourcetool", "view_image", "agent", "listagents",
                                 "toolsearch", "skill", "reportfindings", "schedulewakeup",
-                                "taskoutput"})
+                                "taskoutput", "update_plan", "think", "finish"})
 """Harness tools that only read (lowercase names)."""
 
 SHELL_TOOL_NAMES = frozenset({"bash", "shell", "exec_command", "local_shell",
@@ -66,7 +67,8 @@ _SECRET = re.compile(
 
 def secret_argument(args: Mapping[str, Any]) -> str | None:
     """The first path-like argument of a read that names a secret-looking file."""
-    for key in ("file_path", "path", "notebook_path", "pattern", "glob"):
+    for key in ("file_path", "path", "notebook_path", "pattern", "glob", "target_file",
+                "absolute_path", "filename", "file", "filepath", "uri"):
         value = args.get(key)
         if isinstance(value, str) and _SECRET.search(value):
             return value

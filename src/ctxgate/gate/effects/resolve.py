@@ -65,10 +65,38 @@ def resolve_effect(tool: str, arguments: Any, *, policy: GatePolicy, cwd: str | 
                                "please report the call")
 
 
+_MCP_CALLERS = frozenset({"use_mcp_tool", "call_mcp_tool", "mcp_call", "call_tool",
+                          "mcp_tool", "invoke_mcp_tool"})
+"""Harness tools that call another MCP server's tool by name (Cline's ``use_mcp_tool``:
+``server_name``, ``tool_name``, ``arguments`` as a JSON string)."""
+
+
+def _inner_mcp_call(tool: str, arguments: Any) -> tuple[str, Any] | None:
+    """``(mcp__server__tool, arguments)`` of the call an MCP-calling tool makes, or ``None``."""
+    if tool.lower() not in _MCP_CALLERS or not isinstance(arguments, Mapping):
+        return None
+    server = arguments.get("server_name", arguments.get("server"))
+    name = arguments.get("tool_name", arguments.get("tool", arguments.get("name")))
+    if not isinstance(server, str) or not isinstance(name, str) or not name:
+        return None
+    inner = arguments.get("arguments", arguments.get("args", arguments.get("input", {})))
+    if isinstance(inner, str):
+        import json
+
+        try:
+            inner = json.loads(inner)
+        except ValueError:
+            inner = {"value": inner}
+    return f"mcp__{server}__{name}", inner
+
+
 def _resolve(tool, arguments, policy, cwd, server, annotations) -> Effect | None:
     found = config_effect(tool, policy.tool_rules)
     if found is not None:
         return found
+    inner = _inner_mcp_call(tool, arguments)
+    if inner is not None:  # judged as the call it makes (a hook sees only the wrapper)
+        return _resolve(inner[0], inner[1], policy, cwd, "", annotations)
     info = None
     if not server:
         split = split_mcp_name(tool)
