@@ -23,6 +23,8 @@ was not. :func:`unnamed_targets` lists what the request does not cover:
   writes files the task never named: tests, patches);
 * **addresses and hosts** — when the request names an e-mail address or a URL, each address
   or host of the call;
+* **amounts** — when the request names an amount of money (``120 EUR``, ``$50``), an amount
+  argument that is neither it nor it in cents;
 * **object numbers** — when the request names numbers (``issue #12``), a number under an id
   argument (``issue_number``, ``pull_id``) of a function call;
 * **beyond a reply's pick** — "just build" (or "yes, but not dist") after the assistant
@@ -83,6 +85,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         text = command
     else:
         out += _numbers(args, request)
+        out += _amounts(args, request)
         text = " ".join(_values(args))
     out += _addresses(args, command, request)
     if _PROD.search(text) and not _PROD.search(request):
@@ -382,6 +385,35 @@ def _numbers(args: Mapping[str, Any], request: str) -> list[str]:
                                       and len(value) < 10):
             if int(value) not in said:
                 out.append(f"{key} {value}")
+    return out
+
+
+_AMOUNT_KEY = re.compile(r"^(amount|amount_cents|amount_minor|value|total|price|sum|"
+                         r"payment_amount|transfer_amount)$", re.I)
+_MONEY = re.compile(r"(?:[$€£¥]\s*(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:[$€£¥]|"
+                    r"usd|eur|gbp|jpy|chf|dollars?|euros?|pounds?|cents?)\b)", re.I)
+
+
+def _amounts(args: Mapping[str, Any], request: str) -> list[str]:
+    """An amount of money in the call that is none the request names (as written, or in
+    cents), when the request names one: "pay invoice 42 (120 EUR)" → ``amount: 12000`` is
+    120.00 in cents; ``amount: 1200`` is no amount the user gave."""
+    said: set[float] = set()
+    for m in _MONEY.finditer(request):
+        n = float((m.group(1) or m.group(2)).replace(",", ""))
+        said |= {round(n, 2), round(n * 100, 2)}
+    if not said:
+        return []
+    out = []
+    for key, value in args.items():
+        if not _AMOUNT_KEY.match(str(key)) or isinstance(value, bool):
+            continue
+        try:
+            n = round(float(value), 2)
+        except (TypeError, ValueError):
+            continue
+        if n not in said:
+            out.append(f"{key} {value} (the request names {_MONEY.search(request).group(0)})")
     return out
 
 
