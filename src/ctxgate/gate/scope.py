@@ -78,12 +78,19 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
     out: list[str] = []
     if command is not None:
         out += _shell_places(command, request, cwd)
-        out += _unbound(command, request, cwd)
+        out += _unbound(_destroyed_names(command, cwd), command, request)
         out += _reply_scope(command, request, cwd)
         out += _head_back(command, request)
         out += _force_push(command, request)
         text = command
     else:
+        from ctxgate.gate.backends.local import verb_action
+
+        paths, names, sql = _call_targets(tool, args, cwd)
+        deletes = "delete" in verb_action(tool)
+        out += _places(paths, set(paths) if deletes else set(), request, cwd)
+        # what a delete binds to: only a call that deletes (a create_branch is no delete)
+        out += _unbound(names if deletes else sql, " ".join(_values(args)), request)
         out += _numbers(args, request)
         out += _amounts(args, request)
         text = " ".join(_values(args))
@@ -133,8 +140,7 @@ def _named(word: str, request: str, terms: frozenset[str]) -> bool:
 
 def _shell_places(command: str, request: str, cwd: str) -> list[str]:
     """Paths a shell command deletes or overwrites (destructively) that the request does not
-    name: a sensitive place always, another file when the request names files."""
-    from ctxgate.gate.backends.heads.matching import request_terms
+    name (:func:`_places`)."""
     from ctxgate.gate.effects.shell import recent_analysis
 
     a = recent_analysis(command, cwd=cwd)
@@ -145,6 +151,14 @@ def _shell_places(command: str, request: str, cwd: str) -> list[str]:
     targets = [t for t, _a, _f in found]
     # a find's matches are the rule's cautious guess, not names the command wrote out
     deleted = {t for t, act, by_find in found if act == "delete" and not by_find}
+    return _places(targets, deleted, request, cwd)
+
+
+def _places(targets: list[str], deleted: set[str], request: str, cwd: str) -> list[str]:
+    """Of the paths a call destroys (``deleted``: the ones it deletes, written out), those the
+    request does not name: a sensitive place always, another file when it names files."""
+    from ctxgate.gate.backends.heads.matching import request_terms
+
     terms = request_terms(request)
     files = {m.group(1).rsplit("/", 1)[-1].lower()
              for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}
@@ -215,8 +229,9 @@ _SQL_ALL_ROWS = re.compile(r"\bDELETE\s+FROM\s+[\"`]?([\w.]+)[\"`]?\s*(?:;|$|[\"
 _PRONOUN = re.compile(r"\b(it|them|they|these|those|this|that|ones?)\b", re.I)
 
 
-def _unbound(command: str, request: str, cwd: str) -> list[str]:
-    """What a shell command destroys that the request's own deletes do not cover: named only
+def _unbound(names: list[tuple[str, str, str]], text: str, request: str) -> list[str]:
+    """What a call destroys (``names``: :func:`_destroyed_names`, :func:`_call_targets`;
+    ``text``: the call's text) that the request's own deletes do not cover: named only
     where the request orders something else ("delete the cache and show me the logs" →
     ``rm -rf logs``), or named nowhere while the delete names something specific ("drop the
     temp_import table" → ``DROP TABLE users``, "delete the stale branch feature-x" → ``git
@@ -233,7 +248,7 @@ def _unbound(command: str, request: str, cwd: str) -> list[str]:
     said_numbers = {int(m.group(1)) for m in _INT.finditer(_EMAIL_OR_URL.sub(" ", request))}
     if said_numbers:
         out += [f"every row of {m.group(1)} (a DELETE without WHERE)"
-                for m in _SQL_ALL_ROWS.finditer(command)]
+                for m in _SQL_ALL_ROWS.finditer(text)]
     if any(_PRONOUN.search(sp) for sp in spans):  # "find the .bak files and delete them"
         return out  # the delete's object is named elsewhere: nothing to bind here
     generic = set().union(*(request_terms(g) for g in _GENERIC))
@@ -244,14 +259,15 @@ def _unbound(command: str, request: str, cwd: str) -> list[str]:
     others = action_spans(request, other_actions("delete"), deletes)
     elsewhere = set().union(*(request_terms(o) for o in others)) if others else set()
     spoken = " ".join(spans)
-    for name, kind, parent in _destroyed_names(command, cwd):
+    for name, kind, parent in names:
         terms = request_terms(name) - generic
         if not terms or terms & objects or name.lower() in spoken.lower() or (
                 parent and parent.lower() in spoken.lower()):
             continue
         if terms & elsewhere or any(name.lower() in o.lower() for o in others):
             out.append(f"{name} (the request names it only for another action)")
-        elif objects and _KIND_NAMED[kind].search(spoken):
+        elif objects and (_KIND_NAMED.get(kind) or re.compile(
+                rf"\b{re.escape(kind)}(?:e?s)?\b", re.I)).search(spoken):
             out.append(f"{name} (the request deletes {', '.join(sorted(objects))[:60]})")
     return out
 
@@ -307,6 +323,34 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
 
 
 _DELETERS = frozenset({"rm", "rmdir", "shred", "unlink", "srm", "trash"})
+_OBJECT_KEYS = frozenset("branch branch_name bucket bucket_name namespace table table_name "
+                         "database database_name db schema collection index repo repository "
+                         "project project_name cluster environment env channel queue topic "
+                         "stack service app app_name site zone domain".split())
+"""Arguments that name the object a call acts on (``delete_branch {"branch": "main"}``)."""
+
+
+def _call_targets(tool: str, args: Mapping[str, Any], cwd: str
+                  ) -> tuple[list[str], list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """A function call's local paths (as written); ``(name, kind, parent)`` for what it
+    names: each path's base name, each table its SQL drops or empties, each value of an
+    object argument (its kind: the argument's name, ``branch`` for ``branch_name``); and the
+    tables alone (the SQL says it deletes them, whatever the tool is called)."""
+    from ctxgate.gate.effects.executed import executed_argument
+    from ctxgate.gate.effects.names import _local_paths
+
+    paths = [v for _k, v in _local_paths(args)]
+    names = [(os.path.basename(os.path.normpath(p)), "path",
+              os.path.dirname(os.path.normpath(p))) for p in paths]
+    found = executed_argument(tool, args)
+    sql = [(m.group(1).split(".")[-1], "table", "") for m in _SQL_TARGET.finditer(found[2])] \
+        if found is not None and found[0] == "sql" else []
+    for key, value in args.items():
+        k = str(key).lower()
+        if k in _OBJECT_KEYS and isinstance(value, str) and 0 < len(value) <= 120:
+            names.append((value, k.split("_")[0], ""))
+    keep = [n for n in dict.fromkeys(names + sql) if re.search(r"[A-Za-z]", n[0])]
+    return paths, keep, sql
 
 
 _REPLY = "\n\nLatest user message: "
