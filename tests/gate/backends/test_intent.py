@@ -173,3 +173,24 @@ def test_review_is_no_order_to_merge(tmp_path: Path, gate) -> None:
     v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": "gh pr merge 12 --squash"},
                                   cwd=str(tmp_path)), user_request="review PR 12")
     assert v.outcome in ("ask", "deny"), v
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.sampled_from(["delete", "push", "send", "undo", "pay"]))
+def test_the_stance_never_raises_on_any_text(text: str, action: str) -> None:
+    assert action_stance(text, [action]) in (None, "forbidden", "mentioned")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=200), st.text(max_size=120))
+def test_the_scope_check_never_raises_on_any_text(request_text: str, command: str) -> None:
+    from ctxgate.gate.scope import unnamed_targets
+
+    assert isinstance(unnamed_targets("bash", {"command": command}, request_text, cwd="/tmp"),
+                      list)
+    assert isinstance(unnamed_targets("send_email", {"to": command, "amount": command},
+                                      request_text, cwd="/tmp"), list)
