@@ -29,6 +29,8 @@ was not. :func:`unnamed_targets` lists what the request does not cover:
   argument (``issue_number``, ``pull_id``) of a function call;
 * **beyond a reply's pick** — "just build" (or "yes, but not dist") after the assistant
   offered to delete build/ and dist/;
+* **any age** — a ``find`` that deletes with no time test when the request limits the delete
+  by age ("older than 7 days");
 * **how far back** — ``HEAD~N`` beyond the count the request gives ("my last commit" is 1);
 * **production** — ``prod``/``production`` in the call, never in the request;
 * **a force push** — a push that overwrites or deletes remote history, when the request
@@ -77,6 +79,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
     command = _shell_command(tool, args)
     out: list[str] = []
     if command is not None:
+        out += _age(command, request)
         out += _shell_places(command, request, cwd)
         out += _unbound(_destroyed_names(command, cwd), command, request)
         out += _reply_scope(command, request, cwd)
@@ -384,6 +387,30 @@ def _reply_scope(command: str, request: str, cwd: str) -> list[str]:
         elif only and not request_terms(name) & picked:
             out.append(f"{name} (the reply picked only {only.group(1).strip()[:40]!r})")
     return out
+
+
+_AGE_SAID = re.compile(r"\b(older than|newer than|more than \d+ (?:minutes?|hours?|days?|weeks?|"
+                       r"months?|years?)|(?:not|n't) (?:been )?(?:modified|accessed|changed|"
+                       r"used|touched)|last (?:modified|accessed)|(?:modified|accessed|changed|"
+                       r"created) (?:in the last|within|before|after|since))", re.I)
+_AGE_TESTED = re.compile(r"(?:^|\s)[-—–]\s*(?:[amc]time|[amc]min|newer\w*|used)\b|--older|"
+                         r"--newer")
+
+
+def _age(command: str, request: str) -> list[str]:
+    """A delete the request limits by age ("the log files older than 7 days") that a
+    ``find`` runs with no time test: it deletes every match, whatever its age."""
+    from ctxgate.shell import parse_command
+
+    if not _AGE_SAID.search(request) or _AGE_TESTED.search(command):
+        return []
+    for seg in parse_command(command).segments:
+        args = seg.args
+        if seg.program == "find" and ("-delete" in args or any(
+                os.path.basename(x) in _DELETERS for x in args)):
+            said = _AGE_SAID.search(request).group(0)  # type: ignore[union-attr]
+            return [f"every match of `find`, whatever its age (the request says {said!r})"]
+    return []
 
 
 def _head_back(command: str, request: str) -> list[str]:

@@ -194,3 +194,21 @@ def test_the_scope_check_never_raises_on_any_text(request_text: str, command: st
                       list)
     assert isinstance(unnamed_targets("send_email", {"to": command, "amount": command},
                                       request_text, cwd="/tmp"), list)
+
+
+@pytest.mark.parametrize(("request_text", "command", "outcome"), [
+    ("create a PR for this branch", "gh pr create --fill && gh pr merge --admin --squash", "ask"),
+    ("create a PR for this branch", "gh pr create --fill", "allow"),
+    ("merge feature-x into main locally",
+     "git checkout main && git merge feature-x && git push origin main", "deny"),
+    ("merge feature-x into main locally and push it",
+     "git checkout main && git merge feature-x && git push origin main", "allow"),
+])
+def test_what_a_request_keeps_local_or_only_creates(tmp_path: Path, gate, request_text: str,
+                                                   command: str, outcome: str) -> None:
+    from ctxgate.gate import ToolCall
+
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": command},
+                                  cwd=str(tmp_path)), user_request=request_text)
+    assert v.outcome == outcome, v

@@ -352,7 +352,7 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
     if shell:  # the SQL a client runs says its action too (psql -c 'DROP TABLE users')
         words = _words(ft.executed_text(tool, args))
         said = _actions_of(words)
-        if "merge" in words and "gh" in words:  # gh pr merge publishes to the remote
+        if _GH_MERGE.search(ft.executed_text(tool, args)):  # it publishes to the remote
             said |= {"push"}
         actions = (terms.actions | said) & HARMFUL_ACTIONS
     else:
@@ -361,6 +361,21 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
     if not actions:
         return None
     stance = action_stance(request, actions)
+    from ctxgate.gate.backends.heads.matching import ACTIONS
+
+    if "push" in actions and _LOCAL_ONLY.search(request) and \
+            not ACTIONS["push"][0].search(request):
+        return "forbidden"  # "merge feature-x into main locally" -> … && git push
+    extra = frozenset()
+    if shell:  # only what the table cannot see, said plainly (not words of a here-doc)
+        text = ft.executed_text(tool, args)
+        extra = frozenset({"push"} if _GH_MERGE.search(text) else ()) | frozenset(
+            {"delete"} if _SQL_DELETES.search(text) else ())
+        extra -= terms.actions
+    if stance is None and extra:  # what the table does not see (gh pr merge, SQL's DROP)
+        asked = request_actions(_STATE_WORDS.sub(" ", request))
+        if asked and not any((_KIN.get(a) or {a}) & asked for a in extra):
+            return "mentioned"  # "create a PR" -> gh pr create && gh pr merge
     if stance is None and _READS_ONLY.search(request) and \
             not request_actions(_READS_ONLY.sub(" ", request)) - {"read"} and \
             not _ENDING.search(request):
@@ -368,6 +383,12 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
     return stance
 
 
+_GH_MERGE = re.compile(r"\bgh\s+pr\s+merge\b")
+_SQL_DELETES = re.compile(r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA)|TRUNCATE|DELETE\s+FROM)\b",
+                          re.I)
+_LOCAL_ONLY = re.compile(r"\blocal(?:ly)?\b|\bon my machine\b|\bwithout pushing\b|"
+                         r"\bdon'?t push\b|\bdo not push\b", re.I)
+"""A request that keeps the work on this machine: a push is no part of it."""
 _READS_ONLY = re.compile(r"\b(review|inspect|look (?:at|up|into)|analy[sz]e|audit|examine|"
                          r"preview|read|show|list|check|summari[sz]e|describe|explain|"
                          r"what|which|how many)\b", re.I)
