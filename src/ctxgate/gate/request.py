@@ -30,6 +30,7 @@ from typing import Any, Literal
 __all__ = [
     "DEFAULT_COMPACTION_MARKERS",
     "DEFAULT_INJECTED_PREFIXES",
+    "REPLY_MARK",
     "SHORT_REPLY_CHARS",
     "UserRequest",
     "ends_with_question",
@@ -51,6 +52,10 @@ DEFAULT_INJECTED_PREFIXES: tuple[str, ...] = (
     "<task-notification>",
 )
 """Prefixes of user-role messages the agent loop wrote (besides the compaction markers)."""
+
+REPLY_MARK = "\n\nLatest user message: "
+"""What stands before the user's short reply in a request built from the assistant's
+question and that reply (rule 3): readers of the request find the reply after it."""
 
 SHORT_REPLY_CHARS = 40
 """A latest message under this many code points may be a reply to an assistant question."""
@@ -212,6 +217,6 @@ def _short_reply(msgs, start, latest_i, latest, is_real_user, limit) -> UserRequ
             earlier = message_text(msgs[i])
             break
     parts = [f"Earlier user request: {earlier}"] if earlier else []
-    parts += [f"Assistant: {question}", f"Latest user message: {latest}"]
-    return UserRequest(text="\n\n".join(parts), source="conversation", latest=latest,
+    parts += [f"Assistant: {question}"]
+    return UserRequest(text="\n\n".join(parts) + REPLY_MARK + latest, source="conversation", latest=latest,
                        question=question, earlier_request=earlier)

@@ -92,14 +92,15 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         paths, names, sql = _call_targets(tool, args, cwd)
         deletes = "delete" in verb_action(tool)
         out += _places(paths, set(paths) if deletes else set(), request, cwd)
+        text = " ".join(_values(args))
         # what a delete binds to: only a call that deletes (a create_branch is no delete)
-        out += _unbound(names if deletes else sql, " ".join(_values(args)), request)
+        out += _unbound(names if deletes else sql, text, request)
         out += _numbers(args, request)
         out += _amounts(args, request)
-        text = " ".join(_values(args))
     out += _addresses(args, command, request)
-    if _PROD.search(text) and not _PROD.search(request):
-        out.append(f"production ({_PROD.search(text).group(0)!r})")  # type: ignore[union-attr]
+    prod = _PROD.search(text)
+    if prod and not _PROD.search(request):
+        out.append(f"production ({prod.group(0)!r})")
     return list(dict.fromkeys(out))
 
 
@@ -248,8 +249,7 @@ def _unbound(names: list[tuple[str, str, str]], text: str, request: str) -> list
     if not spans:
         return []
     out: list[str] = []
-    said_numbers = {int(m.group(1)) for m in _INT.finditer(_EMAIL_OR_URL.sub(" ", request))}
-    if said_numbers:
+    if _said_numbers(request):
         out += [f"every row of {m.group(1)} (a DELETE without WHERE)"
                 for m in _SQL_ALL_ROWS.finditer(text)]
     if any(_PRONOUN.search(sp) for sp in spans):  # "find the .bak files and delete them"
@@ -307,8 +307,7 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
     xargs_deletes = any("xargs" in s.wrappers and s.program in _DELETERS for s in segments)
     for seg in segments:
         args = list(seg.args)
-        if seg.program == "find" and (xargs_deletes or "-delete" in args or any(
-                os.path.basename(x) in _DELETERS for x in args)):
+        if seg.program == "find" and (xargs_deletes or _deleting_find(seg)):
             names += [(re.sub(r"[*?\[\]]", "", args[k + 1]), "find", "") for k, x in
                       enumerate(args[:-1]) if x in ("-name", "-iname")]
         if seg.program != "git" or not args:
@@ -327,6 +326,13 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
 
 
 _DELETERS = frozenset({"rm", "rmdir", "shred", "unlink", "srm", "trash"})
+
+
+def _deleting_find(seg: Any) -> bool:
+    """Whether a segment is a ``find`` that deletes what it matches (``-delete``, or a
+    deleter it runs: ``-exec rm``, ``-ok /bin/rm``)."""
+    return seg.program == "find" and ("-delete" in seg.args or any(
+        os.path.basename(x) in _DELETERS for x in seg.args))
 _FLUSH = re.compile(r"\bflush(?:all|db)\b", re.I)
 """Redis's flush of every key: a request that names which keys ("the session keys") does not
 ask for it."""
@@ -360,7 +366,6 @@ def _call_targets(tool: str, args: Mapping[str, Any], cwd: str
     return paths, keep, sql
 
 
-_REPLY = "\n\nLatest user message: "
 _ONLY = re.compile(r"^\W*(?:just|only)\b(.+)", re.I | re.S)
 
 
@@ -369,10 +374,11 @@ def _reply_scope(command: str, request: str, cwd: str) -> list[str]:
     dist/. Which ones?" - "just build") or leaves one out ("yes, but not dist"): what the
     command deletes beyond the pick (the offer itself names everything)."""
     from ctxgate.gate.backends.heads.matching import request_terms
+    from ctxgate.gate.request import REPLY_MARK
 
-    if _REPLY not in request:
+    if REPLY_MARK not in request:
         return []
-    reply = request.rsplit(_REPLY, 1)[1]
+    reply = request.rsplit(REPLY_MARK, 1)[1]
     only = _ONLY.match(reply)
     picked = request_terms(only.group(1)) if only else set()
     from ctxgate.gate.effects.shell import recent_analysis
@@ -405,9 +411,7 @@ def _age(command: str, request: str) -> list[str]:
     if not _AGE_SAID.search(request) or _AGE_TESTED.search(command):
         return []
     for seg in parse_command(command).segments:
-        args = seg.args
-        if seg.program == "find" and ("-delete" in args or any(
-                os.path.basename(x) in _DELETERS for x in args)):
+        if _deleting_find(seg):
             said = _AGE_SAID.search(request).group(0)  # type: ignore[union-attr]
             return [f"every match of `find`, whatever its age (the request says {said!r})"]
     return []
@@ -446,10 +450,15 @@ def _force_push(command: str, request: str) -> list[str]:
     return []
 
 
+def _said_numbers(request: str) -> set[int]:
+    """The whole numbers the request writes (``#12``, ``42``), not parts of an address."""
+    return {int(m.group(1)) for m in _INT.finditer(_EMAIL_OR_URL.sub(" ", request))}
+
+
 def _numbers(args: Mapping[str, Any], request: str) -> list[str]:
     """Numbers under id arguments of a function call, when the request names numbers and not
     these."""
-    said = {int(m.group(1)) for m in _INT.finditer(_EMAIL_OR_URL.sub(" ", request))}
+    said = _said_numbers(request)
     if not said:
         return []
     out = []

@@ -342,6 +342,7 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
     from ctxgate.gate.backends.heads import features as ft
     from ctxgate.gate.backends.heads.intent import action_stance
     from ctxgate.gate.backends.heads.matching import (
+        ACTIONS,
         HARMFUL_ACTIONS,
         _actions_of,
         _words,
@@ -349,29 +350,24 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
         request_actions,
     )
 
-    if shell:  # the SQL a client runs says its action too (psql -c 'DROP TABLE users')
-        words = _words(ft.executed_text(tool, args))
-        said = _actions_of(words)
-        if _GH_MERGE.search(ft.executed_text(tool, args)):  # it publishes to the remote
-            said |= {"push"}
-        actions = (terms.actions | said) & HARMFUL_ACTIONS
+    extra: frozenset[str] = frozenset()
+    if shell:
+        text = ft.executed_text(tool, args)
+        # what the table cannot see, said plainly: gh pr merge publishes to the remote, the
+        # SQL a client runs deletes (psql -c 'DROP TABLE users')
+        plain = frozenset({"push"} if _GH_MERGE.search(text) else ()) | frozenset(
+            {"delete"} if _SQL_DELETES.search(text) else ())
+        actions = (terms.actions | _actions_of(_words(text)) | plain) & HARMFUL_ACTIONS
+        extra = plain - terms.actions
     else:
         actions = verb_action(tool) or frozenset(
             {name_action(tool, skip=AMBIGUOUS_VERBS)}) & HARMFUL_ACTIONS
     if not actions:
         return None
     stance = action_stance(request, actions)
-    from ctxgate.gate.backends.heads.matching import ACTIONS
-
     if "push" in actions and _LOCAL_ONLY.search(request) and \
             not ACTIONS["push"][0].search(request):
         return "forbidden"  # "merge feature-x into main locally" -> … && git push
-    extra = frozenset()
-    if shell:  # only what the table cannot see, said plainly (not words of a here-doc)
-        text = ft.executed_text(tool, args)
-        extra = frozenset({"push"} if _GH_MERGE.search(text) else ()) | frozenset(
-            {"delete"} if _SQL_DELETES.search(text) else ())
-        extra -= terms.actions
     if stance is None and extra:  # what the table does not see (gh pr merge, SQL's DROP)
         asked = request_actions(_STATE_WORDS.sub(" ", request))
         if asked and not any((_KIN.get(a) or {a}) & asked for a in extra):

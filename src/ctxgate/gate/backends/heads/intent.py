@@ -28,8 +28,9 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-__all__ = ["Stance", "action_spans", "action_stance", "clauses", "negated_at",
-           "ordering_clauses", "other_actions"]
+from ctxgate.gate.request import REPLY_MARK
+
+__all__ = ["Stance", "action_spans", "action_stance", "negated_at", "other_actions"]
 
 Stance = Literal["forbidden", "mentioned"]
 
@@ -58,7 +59,6 @@ _QUOTING = re.compile(r"\b(say|says|saying|write|writes|document|mention|note|re
                       r"[^.!?\n]*:\s*", re.I)
 _REFUSAL = re.compile(r"^\W*(no|nope|nah|don'?t|do not|not yet|not now|wait|stop|cancel|"
                       r"never|hold on|hold off)\b", re.I)
-_REPLY = "\n\nLatest user message: "
 
 
 def action_stance(request: str, actions: Iterable[str]) -> Stance | None:
@@ -69,9 +69,8 @@ def action_stance(request: str, actions: Iterable[str]) -> Stance | None:
     patterns = [ACTIONS[a][0] for a in actions if a in ACTIONS]
     if not patterns or not request.strip():
         return None
-    if _REPLY in request:  # a short reply to the assistant's question
-        reply = request.rsplit(_REPLY, 1)[1]
-        question = request.rsplit(_REPLY, 1)[0]
+    if REPLY_MARK in request:  # a short reply to the assistant's question
+        question, reply = request.rsplit(REPLY_MARK, 1)
         named = any(p.search(question) for p in patterns)
         return "forbidden" if named and _REFUSAL.match(reply) else None
     quoted_from = _QUOTING.search(request)
@@ -120,8 +119,7 @@ def _occurrence(clause: str, at: int) -> str:
     if word and _NOUNS.match(word.group(0)) and _DETERMINER.search(clause[:at]):
         return "noun"  # "my latest email", "the deployment plan": a thing, not an action
     left = _QUOTED.sub(" Q ", clause[:at])  # a quoted "not" is a name, not a negation
-    neg = _NEGATION.search(left)
-    if neg and not _NOT_A_NEGATION.match(neg.group(2) + " " + clause[at:]):
+    if _negated(left, clause[at:]):
         return "negated"
     if _DESCRIBED.search(left):
         return "mention"
@@ -132,19 +130,18 @@ def _occurrence(clause: str, at: int) -> str:
     return "order"
 
 
+def _negated(left: str, rest: str) -> bool:
+    """Whether a negation ends ``left`` (the clause up to a word) and is not one of the
+    phrases that order after all (``rest``: the clause from the word on)."""
+    neg = _NEGATION.search(left)
+    return bool(neg) and not _NOT_A_NEGATION.match(neg.group(2) + " " + rest)
+
+
 def negated_at(text: str, at: int) -> bool:
     """Whether the word at ``at`` in ``text`` is negated within its clause ("never force
     push": the "force")."""
     start = max((offset for offset, _clause in _clauses(text) if offset <= at), default=0)
-    left = text[start:at]
-    neg = _NEGATION.search(left)
-    return bool(neg) and not _NOT_A_NEGATION.match(neg.group(2) + " " + text[at:])
-
-
-def clauses(text: str) -> list[tuple[int, str]]:
-    """``(offset, clause)`` for each clause of ``text`` (sentences, and parts split at commas,
-    dashes, "but" and the like)."""
-    return _clauses(text)
+    return _negated(text[start:at], text[at:])
 
 
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -161,15 +158,16 @@ def action_spans(request: str, patterns: list[re.Pattern[str]],
     the next word of a ``stops`` action in the same sentence ("delete the cache" in "delete
     the cache and show me the logs"; "remove files 'a', 'b', 'c'" whole). A word inside the
     quoted part after "to say:" or similar orders nothing."""
-    if _REPLY in request:
+    if REPLY_MARK in request:
         return []
     quoted_from = _QUOTING.search(request)
     out = []
     pos = 0
-    for sentence in [*_SENTENCES.split(request)]:
+    for sentence in _SENTENCES.split(request):
         base = request.find(sentence, pos)
         pos = max(pos, base)
         fine = _clauses(sentence)
+        masked = _QUOTED.sub(lambda q: " " * len(q.group(0)), sentence)  # names
         for p in patterns:
             for m in p.finditer(sentence):
                 if quoted_from is not None and base + m.start() >= quoted_from.end():
@@ -181,23 +179,10 @@ def action_spans(request: str, patterns: list[re.Pattern[str]],
                 if _occurrence(clause, m.start() - off) != "order":
                     continue
                 end = m.start() + len(re.match(r"\w*", sentence[m.start():]).group(0))
-                masked = _QUOTED.sub(lambda q: " " * len(q.group(0)), sentence)  # names
                 cut = [n.start() for q in stops for n in q.finditer(masked, end)
                        if not any(o.match(masked, n.start()) for o in patterns)]
                 out.append(sentence[m.start():min(cut, default=len(sentence))])
     return out
-
-
-def ordering_clauses(request: str, action: str,
-                     extra: re.Pattern[str] | None = None) -> list[str]:
-    """:func:`action_spans` of the :data:`~.matching.ACTIONS` concept ``action`` (and
-    ``extra``), ended by any other action's word."""
-    from ctxgate.gate.backends.heads.matching import ACTIONS
-
-    if action not in ACTIONS:
-        return []
-    own = [ACTIONS[action][0], *([extra] if extra is not None else [])]
-    return action_spans(request, own, other_actions(action))
 
 
 def other_actions(action: str) -> list[re.Pattern[str]]:
