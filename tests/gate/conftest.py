@@ -32,6 +32,18 @@ def outside_any_repository(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(work)
 
 
+@pytest.fixture(scope="module")
+def gate() -> Any:
+    """A real :class:`~ctxgate.gate.ToolGate` with the shipped local model and the default
+    policy, shared by a module's tests (call ``new_run()`` before each decision)."""
+    from ctxgate.gate import ToolGate
+    from ctxgate.gate.loader import load_decision_model
+    from ctxgate.gate.policy import GatePolicy
+
+    policy = GatePolicy()
+    return ToolGate(load_decision_model("local", policy), policy)
+
+
 @pytest.fixture
 def script() -> Callable[..., FunctionDecisionModel]:
     return scripted

@@ -184,16 +184,6 @@ def test_what_the_request_names_is_not(repo: Path, request_text: str, tool: str,
     assert unnamed_targets(tool, args, request_text, cwd=str(repo)) == []
 
 
-@pytest.fixture(scope="module")
-def gate():
-    from ctxgate.gate import ToolGate
-    from ctxgate.gate.loader import load_decision_model
-    from ctxgate.gate.policy import GatePolicy
-
-    policy = GatePolicy()
-    return ToolGate(load_decision_model("local", policy), policy)
-
-
 @pytest.mark.parametrize(("request_text", "tool", "args", "words"), OVER_REACH)
 def test_the_gate_asks_about_an_over_reach(repo: Path, gate, request_text: str, tool: str,
                                            args: dict, words: str) -> None:

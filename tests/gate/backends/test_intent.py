@@ -71,16 +71,6 @@ def test_negated_at() -> None:
     assert not negated_at(text, text.rindex("force"))
 
 
-@pytest.fixture(scope="module")
-def gate():
-    from ctxgate.gate import ToolGate
-    from ctxgate.gate.loader import load_decision_model
-    from ctxgate.gate.policy import GatePolicy
-
-    policy = GatePolicy()
-    return ToolGate(load_decision_model("local", policy), policy)
-
-
 @pytest.mark.parametrize(("request_text", "command", "outcome"), [
     ("look at the build directory but do not delete it", "rm -rf build", "deny"),
     ("do not run rm -rf build, I need it", "rm -rf build", "deny"),

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxgate.gate import GatePolicy, ToolCall, ToolGate
+from ctxgate.gate import ToolCall
 from ctxgate.gate.effects.executed import executed_argument
-from ctxgate.gate.loader import load_decision_model
 
 
 @pytest.mark.parametrize(("tool", "arguments", "found"), [
@@ -69,12 +68,6 @@ def test_executed_arguments_are_found(tool, arguments, found) -> None:
 ])
 def test_other_arguments_are_not_taken_for_code(tool, arguments) -> None:
     assert executed_argument(tool, arguments) is None
-
-
-@pytest.fixture(scope="module")
-def gate() -> ToolGate:
-    policy = GatePolicy()
-    return ToolGate(load_decision_model("local", policy), policy)
 
 
 REQUEST = "summarise the README"
