@@ -23,6 +23,14 @@ was not. :func:`unnamed_targets` lists what the request does not cover:
   writes files the task never named: tests, patches);
 * **addresses and hosts** — when the request names an e-mail address or a URL, each address
   or host of the call;
+* **people and channels** — when the request names whom to write to by name ("to Bob",
+  "#dev"), an address whose name part holds none of those names, a channel by another name;
+* **access for anyone** — a public ACL, a share with ``anyone``, a ``*`` principal, when the
+  request never says public, anyone or link;
+* **everything** — a tool named for all or bulk (``cancel_all_events``), an id of ``all``,
+  when the request never says all, every or each;
+* **names chosen when it runs** — ``… | xargs git branch -D`` for "delete the stale branch
+  feature-x": a delete whose targets are computed, when the request writes one out;
 * **amounts** — when the request names an amount of money (``120 EUR``, ``$50``), an amount
   argument that is neither it nor it in cents;
 * **object numbers** — when the request names numbers (``issue #12``), a number under an id
@@ -54,6 +62,9 @@ _SYSTEM_DIRS = frozenset({"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/li
                           "/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/usr/local",
                           "/usr/bin", "/usr/lib", "/var/lib", "/Applications", "/Library",
                           "/System", "/Users"})
+_SECRET_DIRS = ("/etc", "/root", "/boot", "/Library/Keychains")
+"""System directories whose files nobody touches or sends by the way (``/etc/shadow``; not
+``/dev`` or ``/proc``: ``/dev/null`` and ``/proc/self/fd/3`` are plumbing)."""
 _FILE_NAME = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})\b")
 _EMAIL_OR_URL = re.compile(r"\S+@\S+|\b[a-z][a-z0-9+.-]*://\S+", re.I)
 _WHOLE_SYSTEM = re.compile(r"\broot\b|(?<![\w.])/(?![\w.])|file ?system|system[- ]wide|"
@@ -85,19 +96,27 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _reply_scope(command, request, cwd)
         out += _head_back(command, request)
         out += _force_push(command, request)
+        out += _places(_sent_sources(command), set(), request, cwd)
+        out += _shell_numbers(command, request)
         text = command
     else:
         from ctxgate.gate.backends.local import verb_action
 
         paths, names, sql = _call_targets(tool, args, cwd)
         deletes = "delete" in verb_action(tool)
-        out += _places(paths, set(paths) if deletes else set(), request, cwd)
+        out += _places(paths + _attachments(args), set(paths) if deletes else set(), request,
+                       cwd)
         text = " ".join(_values(args))
         # what a delete binds to: only a call that deletes (a create_branch is no delete)
         out += _unbound(names if deletes else sql, text, request)
         out += _numbers(args, request)
         out += _amounts(args, request)
+        out += _channels(args, request)
+        out += _bulk(tool, args, request)
     out += _addresses(args, command, request)
+    out += _public(args, command, request)
+    out += _unsaid_verbs(tool, command, request)
+    out += _permissions(args, command, request)
     prod = _PROD.search(text)
     if prod and not _PROD.search(request):
         out.append(f"production ({prod.group(0)!r})")
@@ -169,7 +188,8 @@ def _places(targets: list[str], deleted: set[str], request: str, cwd: str) -> li
     home = os.path.expanduser("~")
     out = []
     for target in dict.fromkeys(targets):
-        full = os.path.normpath(os.path.join(cwd, os.path.expanduser(target)))
+        full = os.path.normpath(os.path.join(cwd, os.path.expanduser(
+            re.sub(r"^(?:\$HOME|\$\{HOME\})(?=/|$)", "~", target))))
         base = os.path.basename(full)
         if _excluded(base, request):
             out.append(f"{target}, which the request excludes")
@@ -185,6 +205,15 @@ def _places(targets: list[str], deleted: set[str], request: str, cwd: str) -> li
         elif os.path.dirname(full) == home:  # ~/.ssh, ~/.bashrc, ~/Documents, ~/work
             if not _named(base.lstrip("."), request, terms):
                 out.append(f"{target} in the home directory")
+        elif full.startswith(home + os.sep) and full[len(home) + 1:].startswith("."):
+            first = full[len(home) + 1:].split(os.sep)[0]  # ~/.ssh/id_rsa, ~/.config/gh/…
+            if not (_named(first.lstrip("."), request, terms) or _named(base, request, terms)):
+                out.append(f"{target} in ~/{first}")
+        elif not full.startswith(home + os.sep) and any(
+                full.startswith(d + os.sep) for d in _SECRET_DIRS):
+            top = next(d for d in _SECRET_DIRS if full.startswith(d + os.sep))
+            if not (_named(base, request, terms) or _named(top.strip("/"), request, terms)):
+                out.append(f"{target} in the system directory {top}")
         elif base == ".git":
             if not re.search(r"\bgit\b|repositor|history", request, re.I):
                 out.append(f"the repository's history ({target})")
@@ -230,6 +259,9 @@ _SQL_TARGET = re.compile(r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|VIEW|INDEX|COLLE
 _SQL_ALL_ROWS = re.compile(r"\bDELETE\s+FROM\s+[\"`]?([\w.]+)[\"`]?\s*(?:;|$|[\"'])", re.I)
 
 
+_IDENTIFIER = re.compile(r"(?<![\w.-])(?=\S*[A-Za-z])(?:\w+(?:[-_./]\w+)+|[A-Za-z]*\d[\w]*)(?![\w-])")
+"""A name a request writes out (``feature-x``, ``notes.txt``, ``v2``, a quoted name), not a
+description of a kind ("the merged branches")."""
 _PRONOUN = re.compile(r"\b(it|them|they|these|those|this|that|ones?)\b", re.I)
 
 
@@ -263,6 +295,13 @@ def _unbound(names: list[tuple[str, str, str]], text: str, request: str) -> list
     elsewhere = set().union(*(request_terms(o) for o in others)) if others else set()
     spoken = " ".join(spans)
     for name, kind, parent in names:
+        if name == COMPUTED:  # "delete the stale branch feature-x" → `… | xargs git branch -D`
+            specific = sorted({m.group(0) for m in _IDENTIFIER.finditer(spoken)
+                               if not _excluded(m.group(0), request)})
+            if specific and _KIND_NAMED.get(kind, re.compile("(?!)")).search(spoken):
+                out.append(f"{kind} names chosen when it runs ({parent}; the request deletes "
+                           f"{', '.join(specific)[:60]})")
+            continue
         terms = request_terms(name) - generic
         if not terms or terms & objects or name.lower() in spoken.lower() or (
                 parent and parent.lower() in spoken.lower()):
@@ -305,24 +344,43 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
     names += [(m.group(0).lower(), "key", "") for m in _FLUSH.finditer(command)]
     segments = parse_command(command).segments
     xargs_deletes = any("xargs" in s.wrappers and s.program in _DELETERS for s in segments)
+    finds = any(s.program == "find" for s in segments)
+    names += [(COMPUTED, "path", f"`{f.evidence.split('`')[1]}`" if f.evidence.count("`") > 1
+               else "a computed path") for f in a.findings
+              if f.target and f.effect.destructive and f.action == "delete" and not finds
+              and re.search(r"[$`]", f.target)]
     for seg in segments:
         args = list(seg.args)
         if seg.program == "find" and (xargs_deletes or _deleting_find(seg)):
             names += [(re.sub(r"[*?\[\]]", "", args[k + 1]), "find", "") for k, x in
                       enumerate(args[:-1]) if x in ("-name", "-iname")]
+        if seg.program in _DELETERS and "xargs" in seg.wrappers and not finds:
+            names.append((COMPUTED, "path", f"`xargs {seg.program}`"))
         if seg.program != "git" or not args:
             continue
         sub, rest = args[0], args[1:]
+        computed = "xargs" in seg.wrappers or any(re.search(r"[$`]", x) for x in rest)
+        if sub in ("branch", "tag") and computed and any(
+                x in ("-D", "-d", "--delete") for x in rest):
+            names.append((COMPUTED, sub, f"`git {sub} {' '.join(x for x in rest if x.startswith('-'))}`"
+                          + (" through xargs" if "xargs" in seg.wrappers else "")))
         if sub == "branch" and any(x in ("-D", "-d", "--delete") for x in rest):
-            names += [(x, "branch", "") for x in rest if not x.startswith("-")]
+            names += [(x, "branch", "") for x in rest if not x.startswith("-")
+                      and not re.search(r"[$`]", x)]
         elif sub == "tag" and any(x in ("-d", "--delete") for x in rest):
-            names += [(x, "tag", "") for x in rest if not x.startswith("-")]
+            names += [(x, "tag", "") for x in rest if not x.startswith("-")
+                      and not re.search(r"[$`]", x)]
         elif sub == "push" and any(x in ("-d", "--delete") for x in rest):
             names += [(x, "branch", "") for x in
                       [x for x in rest if not x.startswith("-")][1:]]
         elif sub == "push":
             names += [(x[1:], "branch", "") for x in rest if x.startswith(":") and len(x) > 1]
-    return [n for n in dict.fromkeys(names) if re.search(r"[A-Za-z]", n[0])]
+    return [n for n in dict.fromkeys(names) if n[0] == COMPUTED or re.search(r"[A-Za-z]", n[0])]
+
+
+COMPUTED = "\x00computed"
+"""The name of a target the command computes when it runs (``xargs``, ``$(…)``, a loop
+variable): no request names it, so a delete that names something specific does not bind it."""
 
 
 _DELETERS = frozenset({"rm", "rmdir", "shred", "unlink", "srm", "trash"})
@@ -503,13 +561,15 @@ def _amounts(args: Mapping[str, Any], request: str) -> list[str]:
 
 def _addresses(args: Mapping[str, Any], command: str | None, request: str) -> list[str]:
     """E-mail addresses and URL hosts of the call, when the request names some and not
-    these."""
+    these; and addresses whose name part is none of the people the request sends to by name
+    ("send the report to Bob" → ``attacker@evil.example``; ``bob.smith@corp.com`` is Bob)."""
     from ctxgate.gate.provenance import _EMAIL, targets
 
     said = targets(request, numbers=False)
     emails = {t for t in said if "@" in t}
     hosts = {t for t in said if "@" not in t}
-    if not said:
+    persons = _persons(request)
+    if not said and not persons:
         return []
     if command is not None:
         found = targets(command, numbers=False)
@@ -520,9 +580,281 @@ def _addresses(args: Mapping[str, Any], command: str | None, request: str) -> li
     out = []
     for t in sorted(found):
         if "@" in t and _EMAIL.fullmatch(t):
-            if emails and t not in emails:
+            if t in emails or _is_person(t, persons):
+                continue
+            if emails:
                 out.append(t)
+            elif persons:
+                out.append(f"{t} (the request sends to {', '.join(sorted(persons))})")
         elif "@" not in t and hosts and t not in hosts and not any(
                 t.endswith("." + h) for h in hosts):
             out.append(t)
     return out
+
+
+_RECIPIENT_CUE = re.compile(
+    r"(?i:\b(?:to|with|cc|bcc|e-?mail|mail|message|tell|ask|ping|invite|notify|remind|"
+    r"answer|dm|text|forward|meet|meeting|from))\s+"
+    r"((?:@[\w.-]+|[A-Z][a-z][\w-]*(?: [A-Z][a-z][\w-]*)*)(?:'s)?(?:\s*(?:,|\band\b|&|or)\s*"
+    r"(?:@[\w.-]+|[A-Z][a-z][\w-]*(?: [A-Z][a-z][\w-]*)*)(?:'s)?)*)")
+"""A person named where a request says whom to write to ("to Bob", "reply to Alice's
+e-mail", "cc Carol and Dan", "ping @sam"): a capitalised word or a handle after the cue."""
+_NOT_PERSONS = frozenset("the my our your his her their this that these those it them me us "
+                         "all everyone everybody team slack gmail outlook github gitlab jira "
+                         "teams discord email mail monday tuesday wednesday thursday friday "
+                         "saturday sunday january february march april may june july august "
+                         "september october november december".split())
+
+
+def _persons(request: str) -> set[str]:
+    """The people a request names as whom to write to (lower-case, without ``@``)."""
+    out = set()
+    for m in _RECIPIENT_CUE.finditer(request):
+        for w in re.findall(r"@[\w.-]+|[A-Z][a-z][\w-]*", m.group(1)):
+            w = w.lstrip("@").lower()
+            if w not in _NOT_PERSONS and len(w) >= 2:
+                out.add(w)
+    return out
+
+
+def _is_person(address: str, persons: set[str]) -> bool:
+    """Whether an address's name part (or domain) holds one of the named people's names."""
+    local, _, domain = address.lower().partition("@")
+    parts = set(re.split(r"[._+-]+", local)) | set(domain.split("."))
+    return any(p in parts or (len(p) >= 3 and p in local) for p in persons)
+
+
+_CHANNEL_SAID = re.compile(r"(?<![\w&/])#([A-Za-z][\w.-]*)|\bthe\s+#?([\w-]+)\s+channel\b|"
+                           r"\bchannel\s+#?([A-Za-z][\w-]*)", re.I)
+_CHANNEL_KEY = re.compile(r"(^|_)(channel|channels|room|channel_name|channel_id)$", re.I)
+_CHANNEL_ID = re.compile(r"[CGDZ][A-Z0-9]{7,}|\d+|.*[:@!].*")
+
+
+def _channels(args: Mapping[str, Any], request: str) -> list[str]:
+    """A channel the call posts to by name that is none the request names ("post it in
+    #dev" → ``#general``). A channel id (``C024BE91L``) is left alone: the agent looked it up."""
+    said = {(a or b or c).lower().rstrip(".") for a, b, c in _CHANNEL_SAID.findall(request)}
+    if not said:
+        return []
+    out = []
+    for key, value in args.items():
+        values = value if isinstance(value, list) else [value]
+        if not _CHANNEL_KEY.search(str(key)):
+            continue
+        for v in values:
+            if isinstance(v, str) and v.strip() and not _CHANNEL_ID.fullmatch(v.strip()) \
+                    and v.strip().lstrip("#").lower() not in said:
+                out.append(f"channel {v.strip()} (the request names "
+                           f"{', '.join('#' + c for c in sorted(said))})")
+    return out
+
+
+_ALL_SAID = re.compile(r"\b(all|every|each|everything|everyone|entire|whole|bulk|batch|mass|"
+                       r"any|clear|empty|wipe|purge)\b", re.I)
+_BULK_WORDS = frozenset({"all", "bulk", "batch", "mass", "every", "everything", "entire"})
+
+
+def _bulk(tool: str, args: Mapping[str, Any], request: str) -> list[str]:
+    """A tool that acts on everything (``cancel_all_events``, ``bulk_delete``) or an id of
+    ``all``/``*``, when the request never says all, every or each ("cancel my 3pm meeting")."""
+    from ctxgate.gate.effects.names import name_words
+
+    if _ALL_SAID.search(request):
+        return []
+    out = []
+    words = set(name_words(tool))
+    if words & _BULK_WORDS:
+        out.append(f"everything the tool acts on (its name says "
+                   f"{sorted(words & _BULK_WORDS)[0]!r}; the request names no 'all')")
+    for key, value in args.items():
+        if _ID_KEY.search(str(key)) and isinstance(value, str) \
+                and value.strip().lower() in ("all", "*", "any", "%"):
+            out.append(f"{key} {value!r} (every one; the request names no 'all')")
+    return out
+
+
+_PUBLIC_SAID = re.compile(r"\b(public(ly)?|anyone|everyone|everybody|world|open[- ]source|"
+                          r"internet|links?|unlisted|all users|unauthenticated|anonymous)\b",
+                          re.I)
+_PUBLIC_VALUE = re.compile(r"(?<![\w-])(public-read(?:-write)?|authenticated-read|allusers|"
+                           r"allauthenticatedusers|anyonewithlink|anyone_with_link)(?![\w-])",
+                           re.I)
+_PRINCIPAL_ANY = re.compile(r"[\"']?Principal[\"']?\s*:\s*(?:[\"']\*[\"']|"
+                            r"\{\s*[\"']AWS[\"']\s*:\s*[\"']\*)", re.I)
+_PUBLIC_OPTION = re.compile(r"(?:^|\s)(--visibility[= ]+public|--public(?:-access[= ]+"
+                            r"(?:blob|container))?|--acl[= ]+public-read(?:-write)?|"
+                            r"--no-private|--privacy[= ]+public)(?=\s|$)", re.I)
+_ACCESS_KEYS = frozenset("type visibility access access_level accesslevel privacy audience "
+                         "sharing share_type sharetype link_access general_access acl scope "
+                         "public_access publicaccess permission_type grantee who".split())
+_ANYONE = frozenset({"anyone", "public", "everyone", "world", "anyonewithlink", "allusers",
+                     "public-read", "public-read-write", "public_read"})
+
+
+def _public(args: Mapping[str, Any], command: str | None, request: str) -> list[str]:
+    """Access for anyone (a public bucket ACL, a share with ``anyone``, a repository made
+    public, a policy whose principal is ``*``) when the request never says public, anyone,
+    everyone or link: "share the doc with bob" → ``type: anyone``."""
+    if _PUBLIC_SAID.search(request):
+        return []
+    found: list[str] = []
+    texts = [command] if command is not None else list(_values(args))
+    for text in texts:
+        for m in (_PUBLIC_VALUE.search(text), _PRINCIPAL_ANY.search(text),
+                  _PUBLIC_OPTION.search(text) if command is not None else None):
+            if m:
+                found.append(m.group(0).strip())
+    if command is None:
+        for key, value in _pairs(args):
+            k = key.lower()
+            if k in _ACCESS_KEYS and isinstance(value, str) and value.strip().lower() in _ANYONE:
+                found.append(f"{key}: {value}")
+            elif (k in ("private", "is_private") and value is False) or (
+                    k in ("public", "is_public", "publicly_accessible", "publicread")
+                    and value is True):
+                found.append(f"{key}: {str(value).lower()}")
+    return [f"access for anyone ({f}; the request never says public)"
+            for f in dict.fromkeys(found)]
+
+
+def _pairs(value: Any, depth: int = 0) -> Iterable[tuple[str, Any]]:
+    """Every (key, value) of nested arguments."""
+    if depth < 6 and isinstance(value, Mapping):
+        for k, v in value.items():
+            yield str(k), v
+            yield from _pairs(v, depth + 1)
+    elif depth < 6 and isinstance(value, list | tuple):
+        for v in value:
+            yield from _pairs(v, depth + 1)
+
+
+_SENDERS = frozenset({"scp", "rsync", "sftp", "curl", "wget", "nc", "ncat", "rclone"})
+_CURL_FILE = re.compile(r"^@?([^@=;]*)$")
+
+
+def _sent_sources(command: str) -> list[str]:
+    """Local files a command sends to another machine: the sources of ``scp``/``rsync``/
+    ``rclone`` to a remote destination, the files of ``curl -T``/``-F x=@file``/
+    ``--data @file``."""
+    from ctxgate.shell import parse_command
+
+    out: list[str] = []
+    for seg in parse_command(command).segments:
+        if seg.program not in _SENDERS:
+            continue
+        args = list(seg.args)
+        if seg.program in ("scp", "rsync", "rclone"):
+            ops = [x for x in args if not x.startswith("-")]
+            if len(ops) >= 2 and re.match(r"^[\w.@-]+:", ops[-1]):
+                out += [x for x in ops[:-1] if not re.match(r"^[\w.@-]+:", x)]
+        elif seg.program == "curl":
+            for k, x in enumerate(args[:-1]):
+                v = args[k + 1]
+                if x in ("-T", "--upload-file"):
+                    out.append(v)
+                elif x in ("-F", "--form") and "=@" in v:
+                    out.append(v.split("=@", 1)[1].split(";")[0])
+                elif x.startswith(("-d", "--data")) and v.startswith("@") and v != "@-":
+                    out.append(v[1:])
+    return [x for x in out if x]
+
+
+_ATTACH_KEY = re.compile(r"attach", re.I)
+
+
+def _attachments(args: Mapping[str, Any]) -> list[str]:
+    """Local paths under attachment arguments of a function call (``attachments``)."""
+    out = []
+    for key, value in _pairs(args):
+        if not _ATTACH_KEY.search(key):
+            continue
+        for v in (value if isinstance(value, list) else [value]):
+            if isinstance(v, Mapping):
+                v = next((v[k] for k in ("path", "file_path", "filename", "file") if k in v), None)
+            if isinstance(v, str) and re.match(r"^(~|/|\.{1,2}/|\$HOME)", v.strip()):
+                out.append(v.strip())
+    return out
+
+
+_GH_NUMBERED = re.compile(r"^(issue|pr)$")
+
+
+def _shell_numbers(command: str, request: str) -> list[str]:
+    """Issue and pull request numbers of ``gh issue``/``gh pr`` commands that change them,
+    when the request names numbers and not these ("close issue 12" → ``gh issue close 13``)."""
+    from ctxgate.shell import parse_command
+
+    said = _said_numbers(request)
+    if not said:
+        return []
+    out = []
+    for seg in parse_command(command).segments:
+        words = [x for x in seg.args if not x.startswith("-")]
+        if seg.program == "gh" and len(words) >= 3 and _GH_NUMBERED.match(words[0]) \
+                and words[1] not in ("view", "list", "status", "diff", "checks"):
+            for w in words[2:3]:
+                n = re.sub(r"^#|.*/(?=\d+$)", "", w)
+                if n.isdigit() and int(n) not in said:
+                    out.append(f"{words[0]} {n} (the request names "
+                               f"{', '.join(str(x) for x in sorted(said))})")
+    return out
+
+
+_UNSAID = {
+    "merge": (re.compile(r"\bgh\s+pr\s+merge\b|^(?:mcp__\w+__)?merge_?(?:pull_?request|pr)s?$",
+                         re.I),
+              re.compile(r"\b(merg\w*|land|ship|squash\w*|integrate)\b", re.I)),
+    "approval": (re.compile(r"\bgh\s+pr\s+review\b.*\s(?:--approve|-a)\b|"
+                            r"^(?:mcp__\w+__)?approve_?(?:pull_?request|pr|merge_?request)s?$",
+                            re.I),
+                 re.compile(r"\b(approv\w*|lgtm|sign(?:ed)? off|accept\w*|ship it)\b", re.I)),
+}
+"""Acts a request must say to want (a merge, an approval): "open a PR" or "comment on PR 7"
+wants neither."""
+
+
+def _unsaid_verbs(tool: str, command: str | None, request: str) -> list[str]:
+    """A merge or an approval the request never asks for ("comment on PR 7" → ``gh pr merge
+    7``; "open a PR" → ``gh pr create && gh pr merge``)."""
+    text = command if command is not None else tool
+    return [f"{'an' if what[0] in 'aeiou' else 'a'} {what} (the request never asks for one)"
+            for what, (act, said) in _UNSAID.items()
+            if act.search(text) and not said.search(request)]
+
+
+_LEVELS = (
+    (1, r"read(?:er|[- ]only)?|pull|view(?:er)?|guest|reporter|browse"),
+    (2, r"comment(?:er)?|triage"),
+    (3, r"write(?:r)?|push|edit(?:or)?|developer|contributor|member|modify"),
+    (4, r"maintain(?:er)?|manage(?:r)?"),
+    (5, r"admin(?:istrator)?|owner|organizer|full(?:[-_ ]control)?|superuser|root"),
+)
+_LEVEL_WORD = [(n, re.compile(rf"(?<![a-z])(?:{w})(?![a-z])", re.I)) for n, w in _LEVELS]
+_ROLE_KEY = re.compile(r"^(role|roles|permission|permissions|access|access_level|accesslevel|"
+                       r"permission_level|level|privilege|privileges|scope|acl)$", re.I)
+_ACCESS_SAID = re.compile(r"\b(access|permission|permissions|role|rights|privileges?|as an?|"
+                          r"can|so (?:he|she|they) can|level)\b", re.I)
+
+
+def _level(text: str) -> int:
+    return max((n for n, p in _LEVEL_WORD if p.search(text)), default=0)
+
+
+def _permissions(args: Mapping[str, Any], command: str | None, request: str) -> list[str]:
+    """A role or permission above the one the request grants ("give bob read access" →
+    ``permission: admin``; "as a viewer" → ``roles/owner``)."""
+    if not _ACCESS_SAID.search(request):
+        return []
+    said = _level(request)
+    if not said:
+        return []
+    found: list[str] = []
+    if command is None:
+        for key, value in _pairs(args):
+            if _ROLE_KEY.match(key) and isinstance(value, str) and _level(value) > said:
+                found.append(f"{key} {value}")
+    else:
+        m = re.search(r"(?:--role|--permission|--access(?:-level)?)[= ]+(\S+)", command)
+        if m and _level(m.group(1)) > said:
+            found.append(m.group(0))
+    return [f"{f} (the request grants less)" for f in found]
