@@ -62,6 +62,8 @@ _SYSTEM_DIRS = frozenset({"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/li
                           "/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/usr/local",
                           "/usr/bin", "/usr/lib", "/var/lib", "/Applications", "/Library",
                           "/System", "/Users"})
+_SAID_PATH = re.compile(r"(?<![\w.~/-])(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*")
+"""A path a request writes out with at least one slash (``/var/log/myapp``, ``build/cache``)."""
 _SECRET_DIRS = ("/etc", "/root", "/boot", "/Library/Keychains")
 """System directories whose files nobody touches or sends by the way (``/etc/shadow``; not
 ``/dev`` or ``/proc``: ``/dev/null`` and ``/proc/self/fd/3`` are plumbing)."""
@@ -98,6 +100,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _force_push(command, request)
         out += _places(_sent_sources(command), set(), request, cwd)
         out += _shell_numbers(command, request)
+        out += _discarded_changes(command, request, cwd)
         text = command
     else:
         from ctxgate.gate.backends.local import verb_action
@@ -186,12 +189,17 @@ def _places(targets: list[str], deleted: set[str], request: str, cwd: str) -> li
     files = {m.group(1).rsplit("/", 1)[-1].lower()
              for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}
     home = os.path.expanduser("~")
+    said_paths = {os.path.normpath(os.path.join(cwd, os.path.expanduser(m.group(0)))): m.group(0)
+                  for m in _SAID_PATH.finditer(_EMAIL_OR_URL.sub(" ", request))}
     out = []
     for target in dict.fromkeys(targets):
         full = os.path.normpath(os.path.join(cwd, os.path.expanduser(
             re.sub(r"^(?:\$HOME|\$\{HOME\})(?=/|$)", "~", target))))
         base = os.path.basename(full)
-        if _excluded(base, request):
+        inside = [w for sp, w in said_paths.items() if sp.startswith(full.rstrip(os.sep) + os.sep)]
+        if target in deleted and inside and full not in said_paths:
+            out.append(f"{target}, which holds more than the {inside[0]} the request names")
+        elif _excluded(base, request):
             out.append(f"{target}, which the request excludes")
         elif full == home or target in ("~", "~/", "$HOME", "${HOME}"):
             if not re.search(r"\bhome\b|~", request, re.I):
@@ -319,6 +327,9 @@ _KIND_NAMED = {
     "table": re.compile(r"\b(tables?|databases?|db|schemas?|collections?|views?)\b", re.I),
     "branch": re.compile(r"\bbranch(es)?\b", re.I),
     "tag": re.compile(r"\btags?\b", re.I),
+    "worktree": re.compile(r"\bwork ?trees?\b", re.I),
+    "package": re.compile(r"\b(packages?|librar(?:y|ies)|modules?|uninstall\w*)\b(?!.*\b"
+                          r"(?:dependenc|deps\b|requirements))", re.I | re.S),
     "find": re.compile(r"(?!)"),
 }
 """What a delete must say for a target it does not name to count as another one: a file name
@@ -354,11 +365,19 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
         if seg.program == "find" and (xargs_deletes or _deleting_find(seg)):
             names += [(re.sub(r"[*?\[\]]", "", args[k + 1]), "find", "") for k, x in
                       enumerate(args[:-1]) if x in ("-name", "-iname")]
+        if seg.program in _UNINSTALLERS and args[:1] and \
+                args[0] in _UNINSTALLERS[seg.program]:
+            names += [(x.split("==")[0].split("@")[0] or x, "package", "") for x in args[1:]
+                      if not x.startswith("-") and not re.search(r"[$`*]", x)]
         if seg.program in _DELETERS and "xargs" in seg.wrappers and not finds:
             names.append((COMPUTED, "path", f"`xargs {seg.program}`"))
         if seg.program != "git" or not args:
             continue
         sub, rest = args[0], args[1:]
+        if sub == "worktree" and rest[:1] in (["remove"], ["rm"]):
+            names += [(os.path.basename(os.path.normpath(x)), "worktree",
+                       os.path.dirname(os.path.normpath(x))) for x in rest[1:]
+                      if not x.startswith("-")]
         computed = "xargs" in seg.wrappers or any(re.search(r"[$`]", x) for x in rest)
         if sub in ("branch", "tag") and computed and any(
                 x in ("-D", "-d", "--delete") for x in rest):
@@ -384,6 +403,14 @@ variable): no request names it, so a delete that names something specific does n
 
 
 _DELETERS = frozenset({"rm", "rmdir", "shred", "unlink", "srm", "trash"})
+_UNINSTALLERS = {"pip": ("uninstall",), "pip3": ("uninstall",), "npm": ("uninstall", "rm",
+                 "remove", "un", "r"), "yarn": ("remove",), "pnpm": ("remove", "rm", "un",
+                 "uninstall"), "apt": ("remove", "purge"), "apt-get": ("remove", "purge"),
+                 "brew": ("uninstall", "remove", "rm"), "cargo": ("uninstall", "remove"),
+                 "gem": ("uninstall",), "conda": ("remove", "uninstall"),
+                 "poetry": ("remove",), "uv": ("remove",), "dnf": ("remove", "erase"),
+                 "yum": ("remove", "erase"), "pacman": ("-R", "-Rs", "-Rns")}
+"""Package managers and the subcommands that remove the packages they name."""
 
 
 def _deleting_find(seg: Any) -> bool:
@@ -858,3 +885,42 @@ def _permissions(args: Mapping[str, Any], command: str | None, request: str) -> 
         if m and _level(m.group(1)) > said:
             found.append(m.group(0))
     return [f"{f} (the request grants less)" for f in found]
+
+
+def _discarded_changes(command: str, request: str, cwd: str) -> list[str]:
+    """Uncommitted changes a git command discards in files the request does not name, when it
+    names files ("undo my changes to main.py" → ``git reset --hard`` also loses notes.txt's)."""
+    from ctxgate.gate.effects.git import _discarded_paths
+    from ctxgate.gate.effects.paths import _git
+    from ctxgate.shell import parse_command
+
+    files = {m.group(1).rsplit("/", 1)[-1].lower()
+             for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}
+    if not files:
+        return []
+    out: list[str] = []
+    for seg in parse_command(command).segments:
+        if seg.program != "git" or not seg.args:
+            continue
+        sub, rest = seg.args[0], list(seg.args[1:])
+        words = [x for x in rest if not x.startswith("-")]
+        if sub == "reset" and "--hard" in rest or sub == "checkout" and (
+                "-f" in rest or "--force" in rest) and "--" not in rest or \
+                sub == "switch" and "--discard-changes" in rest:
+            paths: list[str] | None = ["."]
+        elif sub in ("checkout", "restore") and not (sub == "restore" and "--staged" in rest
+                                                     and "--worktree" not in rest):
+            paths = _discarded_paths(sub, rest, words)
+        else:
+            continue
+        if not paths or any(p.startswith(":") or "$" in p for p in paths):
+            continue
+        proc = _git(cwd, "status", "--porcelain=v1", "--untracked-files=no", "--", *paths)
+        if proc is None or proc.returncode != 0:
+            continue
+        for line in proc.stdout.splitlines():
+            changed = line[3:].split(" -> ")[-1].strip().strip('"')
+            if changed and os.path.basename(changed).lower() not in files:
+                out.append(f"the uncommitted changes to {changed} (the request names "
+                           f"{', '.join(sorted(files))})")
+    return out

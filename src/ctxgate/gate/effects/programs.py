@@ -1233,6 +1233,43 @@ _RUNS_PACKAGE = {"npx": (), "bunx": (), "pnpx": (), "uvx": (), "deno": ("run", "
 _TUNNELS = frozenset({"ngrok", "cloudflared", "lt", "localtunnel", "bore", "frpc"})
 
 
+_SCHEMA_DROPS = re.compile(
+    r"\bmanage\.py\s+(?:flush|reset_db|sqlflush|migrate\s+\S+\s+zero)\b"
+    r"|\b(?:rails|rake)\s+(?:\S+\s+)*?db:(?:drop|reset|purge|schema:load|structure:load|"
+    r"migrate:reset|seed:replant|truncate_all|rollback)\b"
+    r"|\b(?:alembic|flask\s+db)\s+downgrade\b"
+    r"|\bprisma\s+(?:migrate\s+reset|db\s+push\s+(?:\S+\s+)*?--(?:accept-data-loss|force-reset))"
+    r"|\bsequelize(?:-cli)?\s+db:(?:migrate:undo|drop|seed:undo)"
+    r"|\bknex\s+migrate:(?:rollback|down)\b"
+    r"|\bartisan\s+(?:migrate:(?:fresh|reset|refresh|rollback)|db:wipe)\b"
+    r"|\bmix\s+ecto\.(?:drop|reset|rollback)\b"
+    r"|\bef\s+database\s+(?:drop|update\s+0\b)"
+    r"|\btypeorm\s+(?:schema:drop|migration:revert)\b"
+    r"|\bdrizzle-kit\s+drop\b"
+    r"|\bsqlx\s+(?:database\s+(?:drop|reset)|migrate\s+revert)\b"
+    r"|\bdiesel\s+(?:database\s+reset|migration\s+(?:revert|redo))\b"
+    r"|\bliquibase\s+(?:\S+\s+)*?(?:dropAll|rollback\w*)\b"
+    r"|\bflyway\s+(?:\S+\s+)*?(?:clean|undo)\b"
+    r"|\bsupabase\s+db\s+reset\b"
+    r"|\bconsole\s+doctrine:(?:database|schema):drop\b"
+    r"|\bgoose\s+(?:\S+\s+)*?(?:down|reset|down-to)\b"
+    r"|\bdbmate\s+(?:\S+\s+)*?(?:drop|rollback|down)\b"
+    r"|\bmigrate\s+(?:\S+\s+)*?(?:down|drop)\b(?=.*-(?:path|source|database))"
+    r"|\batlas\s+schema\s+clean\b")
+"""Migration and framework commands that drop tables or a database, or undo migrations (whose
+down steps drop what the up steps made): ``manage.py migrate app zero``, ``rails db:reset``,
+``prisma db push --accept-data-loss``, ``sequelize db:migrate:undo:all``, ``flyway clean`` …"""
+
+
+def schema_drop(a, seg) -> None:
+    """A migration tool run that destroys database data (:data:`_SCHEMA_DROPS`), wherever the
+    tool is reached from (``python manage.py``, ``npx``, ``bundle exec``, ``bin/rails``)."""
+    m = _SCHEMA_DROPS.search(" ".join([seg.program, *seg.args]))
+    if m:
+        a.add(IRREVERSIBLE, f"`{m.group(0)}` drops database tables or undoes migrations "
+                            "(their data is lost)")
+
+
 def remote_source(a, seg) -> None:
     """Code fetched from a URL or a git repository rather than a package registry, then run
     or installed (``deno run https://…``, ``pip install git+https://…``, ``cargo install --git
@@ -1283,6 +1320,7 @@ def program_rule(a, seg) -> None:
     if _named_only(seg):
         return
     remote_source(a, seg)
+    schema_drop(a, seg)
     if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
         _option_commands(a, seg)
     if prog in ("trap", "fd", "fzf", "tree", "info", "iconv", "hash", "base64") or \

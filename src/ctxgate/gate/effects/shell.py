@@ -343,6 +343,9 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             # (``./ls``) and whatever its arguments (``./wipe.sh --help`` need not print help)
             a.scripts.append((_EXEC, seg.argv[0]))
             a.unknown.append(seg.argv[0])
+            from ctxgate.gate.effects.programs import schema_drop
+
+            schema_drop(a, seg)  # bin/rails db:reset
             continue
         if seg.program in _INTERPRETERS:
             _interpreter(a, seg, segments, downloads, parsed.heredocs)
@@ -574,9 +577,15 @@ def _code(a: Analysis, construct: str, code: str, language: str = "") -> None:
 
 
 def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
-    from ctxgate.gate.effects.programs import PERL_INPLACE, program_rule, remote_source
+    from ctxgate.gate.effects.programs import (
+        PERL_INPLACE,
+        program_rule,
+        remote_source,
+        schema_drop,
+    )
 
     remote_source(a, seg)  # deno run https://…
+    schema_drop(a, seg)  # python manage.py migrate app zero
     raw = seg.raw
     if seg.program in ("perl", "ruby") and any(PERL_INPLACE.fullmatch(x) for x in seg.args):
         program_rule(a, seg)  # perl -pi -e …: an in-place edit of the named files
