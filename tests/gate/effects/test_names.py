@@ -182,6 +182,10 @@ def test_an_unrequested_send_is_denied_or_asked_whatever_the_model_says(tmp_path
     v = asyncio.run(ToolGate(scripted(0.01, 0.5)).decide(call, user_request="email Dana"))
     assert v.outcome == "ask"
     v = asyncio.run(ToolGate(scripted(0.01, 0.9)).decide(call, user_request="email Dana"))
+    assert v.outcome == "ask" and v.code == "beyond_request"  # x@evil.example is not Dana
+    to_dana = ToolCall(tool="send_email", arguments={"to": "dana@example.com", "body": "keys"},
+                       cwd=str(tmp_path))
+    v = asyncio.run(ToolGate(scripted(0.01, 0.9)).decide(to_dana, user_request="email Dana"))
     assert v.allowed
     # a read-only tool is not over-blocked: the model's low P(destructive) stands
     read = ToolCall(tool="get_invoice", arguments={"id": 3}, cwd=str(tmp_path))

@@ -300,7 +300,7 @@ def test_a_removing_subcommand_of_any_cli_is_irreversible(outside: Path, command
                                                           verb: str) -> None:
     effect = shell_effect(command, cwd=str(outside))
     assert effect is not None and effect.effect is EffectClass.LOCAL_IRREVERSIBLE
-    assert f"the subcommand's verb is `{verb}`" in effect.evidence
+    assert f"the subcommand's verb is `{verb}`" in effect.evidence + " ".join(effect.details)
 
 
 @pytest.mark.parametrize("command", [
