@@ -388,3 +388,30 @@ def test_a_discard_that_loses_changes_to_files_the_request_does_not_name(
                            "undo my changes to notes.txt", cwd=str(repo)) == []
     assert unnamed_targets("bash", {"command": command}, "throw away all my changes",
                            cwd=str(repo)) == []  # names no file: nothing to bind
+
+
+OFFER = [{"role": "user", "content": "clean up the repo"},
+         {"role": "assistant", "content": "I can delete the build/ directory. Shall I?"}]
+INBOX = [{"role": "user", "content": "tidy my inbox"},
+         {"role": "assistant", "content": "I found 3 newsletters from news@shop.com. "
+                                          "Delete them?"}]
+
+
+@pytest.mark.parametrize(("conversation", "reply", "tool", "args", "outcome"), [
+    (OFFER, "yes", "bash", {"command": "rm -rf build logs"}, "ask"),  # beyond the offer
+    (OFFER, "yes", "bash", {"command": "rm -rf build"}, "allow"),
+    (OFFER, "sure, go ahead", "bash", {"command": "rm -rf build"}, "allow"),
+    (INBOX, "sure", "gmail_delete_messages", {"query": "in:inbox"}, "ask"),
+    (INBOX, "sure", "gmail_delete_messages", {"query": "from:news@shop.com"}, "allow"),
+])
+def test_a_yes_accepts_what_the_assistant_offered_and_no_more(
+        repo: Path, gate, conversation, reply: str, tool: str, args: dict,
+        outcome: str) -> None:
+    from ctxgate.gate import ToolCall
+
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool=tool, arguments=args, cwd=str(repo)),
+                         conversation=[*conversation, {"role": "user", "content": reply}])
+    assert v.outcome == outcome, v
+    if outcome == "ask":
+        assert v.code == "beyond_request", v

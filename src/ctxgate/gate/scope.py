@@ -94,7 +94,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
     if command is not None:
         out += _age(command, request)
         out += _shell_places(command, request, cwd)
-        out += _unbound(_destroyed_names(command, cwd), command, request)
+        out += _unbound(_destroyed_names(command, cwd), command, _ordered(request))
         out += _reply_scope(command, request, cwd)
         out += _head_back(command, request)
         out += _force_push(command, request)
@@ -111,7 +111,8 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
                        cwd)
         text = " ".join(_values(args))
         # what a delete binds to: only a call that deletes (a create_branch is no delete)
-        out += _unbound(names if deletes else sql, text, request)
+        out += _unbound(names if deletes else sql, text, _ordered(request))
+        out += _query_scope(args, request) if deletes else []
         out += _numbers(args, request)
         out += _amounts(args, request)
         out += _channels(args, request)
@@ -323,7 +324,7 @@ def _unbound(names: list[tuple[str, str, str]], text: str, request: str) -> list
 
 
 _KIND_NAMED = {
-    "path": re.compile(r"[\w-]\.[A-Za-z]{1,8}\b|\w/\w|[\"'`]"),
+    "path": re.compile(r"[\w-]\.[A-Za-z]{1,8}\b|\w/(?:\w|\s|$)|[\"'`]"),
     "table": re.compile(r"\b(tables?|databases?|db|schemas?|collections?|views?)\b", re.I),
     "branch": re.compile(r"\bbranch(es)?\b", re.I),
     "tag": re.compile(r"\btags?\b", re.I),
@@ -452,6 +453,48 @@ def _call_targets(tool: str, args: Mapping[str, Any], cwd: str
 
 
 _ONLY = re.compile(r"^\W*(?:just|only)\b(.+)", re.I | re.S)
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|ok(?:ay)?|go ahead|do it|please do|proceed|"
+                  r"sounds good|confirm(?:ed)?|y|absolutely|go for it)\b[\s\w,.!]{0,20}$", re.I)
+_OFFERING = re.compile(r"\b(?:I can|I could|I'?ll|I will|I'?d like to|I would|shall I|should I|"
+                       r"do you want me to|want me to|would you like me to|let me|I'?m going to|"
+                       r"I propose to|I suggest (?:we|I)|may I)\s+", re.I)
+
+
+def _ordered(request: str) -> str:
+    """The text whose actions are orders: the request itself, or, for a short yes to the
+    assistant's offer ("I can delete the build/ directory. Shall I?" - "yes"), the offer
+    worded as an order ("delete the build/ directory"). A conversation otherwise orders
+    nothing (:func:`~.backends.heads.intent.action_spans`)."""
+    from ctxgate.gate.request import REPLY_MARK
+
+    if REPLY_MARK not in request:
+        return request
+    before, reply = request.rsplit(REPLY_MARK, 1)
+    offer = before.rsplit("Assistant:", 1)
+    if len(offer) < 2 or not _YES.match(reply.strip()):
+        return request
+    return _OFFERING.sub("", offer[1]).strip()
+
+
+_QUERY_KEY = re.compile(r"^(query|q|filter|search|where|criteria|match|selector|"
+                        r"label_selector|pattern)$", re.I)
+
+
+def _query_scope(args: Mapping[str, Any], request: str) -> list[str]:
+    """A delete by query that names none of the addresses or hosts the request names ("the 3
+    newsletters from news@shop.com" → ``{"query": "in:inbox"}``)."""
+    from ctxgate.gate.provenance import targets
+
+    said = targets(request, numbers=False)
+    if not said:
+        return []
+    out = []
+    for key, value in args.items():
+        if _QUERY_KEY.match(str(key)) and isinstance(value, str) and value.strip() and \
+                not any(t in value.lower() for t in said):
+            out.append(f"{key} {value.strip()[:60]!r} (the request names "
+                       f"{', '.join(sorted(said))[:60]})")
+    return out
 
 
 def _reply_scope(command: str, request: str, cwd: str) -> list[str]:
