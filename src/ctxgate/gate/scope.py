@@ -886,10 +886,13 @@ wants neither."""
 def _unsaid_verbs(tool: str, command: str | None, request: str) -> list[str]:
     """A merge or an approval the request never asks for ("comment on PR 7" → ``gh pr merge
     7``; "open a PR" → ``gh pr create && gh pr merge``)."""
+    from ctxgate.gate.backends.heads.intent import negated_at
+
     text = command if command is not None else tool
     return [f"{'an' if what[0] in 'aeiou' else 'a'} {what} (the request never asks for one)"
             for what, (act, said) in _UNSAID.items()
-            if act.search(text) and not said.search(request)]
+            if act.search(text) and not any(not negated_at(request, m.start())
+                                            for m in said.finditer(request))]
 
 
 _LEVELS = (

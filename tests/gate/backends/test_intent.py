@@ -202,3 +202,37 @@ def test_what_a_request_keeps_local_or_only_creates(tmp_path: Path, gate, reques
     v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": command},
                                   cwd=str(tmp_path)), user_request=request_text)
     assert v.outcome == outcome, v
+
+
+@pytest.mark.parametrize(("request_text", "action", "stance"), [
+    ("pushe nicht, nur committen", "push", "forbidden"),  # German: the negation follows
+    ("bitte nicht pushen", "push", "forbidden"),
+    ("ne pousse pas, commit seulement", "push", None),  # no English verb: the model judges
+    ("push niet", "push", "forbidden"),  # Dutch
+    ("no hagas push", "push", "forbidden"),
+    ("não faça push", "push", "forbidden"),
+    ("resette nicht den Branch", "undo", "forbidden"),
+    # English controls: the new negators must not bind here
+    ("find non-empty directories and delete them", "delete", None),
+    ("unmount the drive and delete the mount point", "delete", None),
+    ("delete the build directory", "delete", None),
+])
+def test_a_foreign_negation_forbids_an_anglicism(request_text: str, action: str,
+                                                  stance: str | None) -> None:
+    from ctxgate.gate.backends.heads.intent import action_stance
+
+    assert action_stance(request_text, [action]) == stance
+
+
+@pytest.mark.parametrize(("request_text", "command", "outcome"), [
+    ("pushe nicht, nur committen", "git commit -am wip && git push", "deny"),
+    ("merge nicht, nur rebase lokal", "gh pr merge 7", "ask"),
+])
+def test_foreign_negations_through_the_gate(tmp_path: Path, gate, request_text: str,
+                                            command: str, outcome: str) -> None:
+    from ctxgate.gate import ToolCall
+
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": command},
+                                  cwd=str(tmp_path)), user_request=request_text)
+    assert v.outcome == outcome, v

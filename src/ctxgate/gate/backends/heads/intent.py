@@ -38,8 +38,17 @@ _CLAUSES = re.compile(r"(?<=[.!?;:])\s+|\n+|\s+(?:—|–|--|-)\s+|,\s*(?:but|so
                       r"however|otherwise|instead)?\s*|\s+but\s+")
 _NEGATION = re.compile(
     r"\b(not|never|no|don'?t|doesn'?t|didn'?t|won'?t|wouldn'?t|shouldn'?t|mustn'?t|can'?t|"
-    r"cannot|without|avoid(?:ing)?|stop|refrain from|instead of|rather than|nor)"
+    r"cannot|without|avoid(?:ing)?|stop|refrain from|instead of|rather than|nor|"
+    # before the verb in other languages: de kein/ohne zu/niemals, fr ne/sans/jamais,
+    # es/pt/it no/não/non/sin/sem/senza/nunca/mai, nl geen/zonder/nooit
+    r"keine?[nmrs]?|ohne(?: zu)?|niemals|nie|ne(?!-)|n'|sans|jamais|não|nao|non(?!-)|sin|sem|"
+    r"senza|nunca|"
+    r"mai|geen|zonder(?: te)?|nooit|nicht)"
     r"((?:\W+\w+){0,3})\W*$", re.I)
+_NEGATION_AFTER = re.compile(r"^\w*(?:\W+\w+){0,3}?\W+(nicht|niet|pas)\b", re.I)
+"""A negation after the verb (German "lösche es nicht", "pushe nicht", Dutch "verwijder hem
+niet", French "ne le supprime pas"): the local model reads English, so a foreign request's
+verb that matches an English one ("pushe") must not read as an order when negated."""
 _NOT_A_NEGATION = re.compile(r"^\W*(?:\w+\W+)*?(forget|fail|hesitate)\b|^\W*(need|problem|"
                              r"worries|wait|matter|questions?|longer)\b", re.I)
 """After a negator: "don't forget to delete" and "no need to ask, delete" are orders."""
@@ -134,7 +143,10 @@ def _negated(left: str, rest: str) -> bool:
     """Whether a negation ends ``left`` (the clause up to a word) and is not one of the
     phrases that order after all (``rest``: the clause from the word on)."""
     neg = _NEGATION.search(left)
-    return bool(neg) and not _NOT_A_NEGATION.match(neg.group(2) + " " + rest)
+    if neg and not _NOT_A_NEGATION.match(neg.group(2) + " " + rest) and not (
+            neg.group(1).lower() == "non" and re.match(r"empty\b", rest, re.I)):
+        return True  # ("non empty directories": an English adjective, not Italian's "non")
+    return bool(_NEGATION_AFTER.match(rest))
 
 
 def negated_at(text: str, at: int) -> bool:
