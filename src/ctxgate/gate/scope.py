@@ -103,7 +103,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _discarded_changes(command, request, cwd)
         text = command
     else:
-        from ctxgate.gate.backends.local import verb_action
+        from ctxgate.gate.backends.heads.matching import verb_action
 
         paths, names, sql = _call_targets(tool, args, cwd)
         deletes = "delete" in verb_action(tool)
@@ -436,9 +436,9 @@ def _call_targets(tool: str, args: Mapping[str, Any], cwd: str
     object argument (its kind: the argument's name, ``branch`` for ``branch_name``); and the
     tables alone (the SQL says it deletes them, whatever the tool is called)."""
     from ctxgate.gate.effects.executed import executed_argument
-    from ctxgate.gate.effects.names import _local_paths
+    from ctxgate.gate.effects.names import local_paths
 
-    paths = [v for _k, v in _local_paths(args)]
+    paths = [v for _k, v in local_paths(args)]
     names = [(os.path.basename(os.path.normpath(p)), "path",
               os.path.dirname(os.path.normpath(p))) for p in paths]
     found = executed_argument(tool, args)

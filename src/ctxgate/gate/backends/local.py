@@ -70,6 +70,7 @@ from typing import Any
 from ctxgate.errors import DecisionModelError, GateError, RequestTooLarge
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
 from ctxgate.gate.backends.fallback import Chainable
+from ctxgate.gate.backends.heads.matching import AMBIGUOUS_VERBS, verb_action
 
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
            "from_policy"]
@@ -390,41 +391,6 @@ _READS_ONLY = re.compile(r"\b(review|inspect|look (?:at|up|into)|analy[sz]e|audi
                          r"what|which|how many)\b", re.I)
 """What a request says when it asks to read: with no other action stated, a call's harmful
 action is no order."""
-
-_VERB_ACTIONS = {
-    **dict.fromkeys(("send", "email", "mail", "message", "reply", "forward", "notify",
-                     "invite", "share", "comment", "tweet", "sms", "dm", "broadcast",
-                     "announce"), "send"),
-    **dict.fromkeys(("pay", "transfer", "refund", "charge", "purchase", "buy", "order",
-                     "book", "withdraw", "donate", "checkout", "wire", "payout"), "pay"),
-    **dict.fromkeys(("deploy", "publish", "release", "push", "upload", "merge", "ship"),
-                    "push"),
-}
-
-
-def verb_action(tool: str) -> frozenset[str]:
-    """The harmful :data:`~.heads.matching.ACTIONS` concept of a tool name's operation verb
-    (:func:`ctxgate.gate.effects.names.operation_verb`): a delete verb (``cancel_order``,
-    ``revoke_token``) is ``delete``; sending, paying and publishing verbs map to theirs;
-    ``frozenset()`` otherwise. For names whose first action word the table has no verb for
-    (``cancel_order`` reads "order" as paying)."""
-    from ctxgate.gate.effects.annotations import split_mcp_name
-    from ctxgate.gate.effects.names import DELETE_VERBS, operation_verb
-
-    split = split_mcp_name(tool)
-    found = operation_verb(split[1] if split else tool)
-    if found is None or found[0] in AMBIGUOUS_VERBS:
-        return frozenset()
-    verb = found[0]
-    if verb in DELETE_VERBS:
-        return frozenset({"delete"})
-    return frozenset({_VERB_ACTIONS[verb]}) if verb in _VERB_ACTIONS else frozenset()
-
-
-AMBIGUOUS_VERBS = frozenset({"post"})
-"""Name verbs that do not say a harmful action: ``post`` is as often the HTTP method of a
-generated name (``post_rest_lookups``) as a message sent."""
-
 
 _KIN = {"send": {"send", "push"}, "push": {"send", "push"},
         "delete": {"delete", "undo"}, "undo": {"delete", "undo"}}

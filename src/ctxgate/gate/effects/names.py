@@ -282,7 +282,7 @@ _REMOTE_PLACE_ARGS = frozenset({"owner", "repo", "repository", "bucket", "bucket
 ``create_or_update_file {"owner", "repo", "path"}``, a bucket's object key), not here."""
 
 
-def _local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
+def local_paths(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(argument name, value)`` of arguments that name a path and hold a local path."""
     out: list[tuple[str, str]] = []
     if _REMOTE_PLACE_ARGS & {str(k).lower() for k in arguments}:
@@ -385,7 +385,7 @@ def name_effect(
             evidence=f"{said}: it acts in an application as the user would (a click or a "
                      "keystroke can submit, buy or send)",
         )
-    if verb == "eval" and where == "name" and not _local_paths(args):
+    if verb == "eval" and where == "name" and not local_paths(args):
         return Effect(
             effect=EffectClass.EXTERNAL,
             source=EffectSource.TOOL_NAME,
@@ -398,7 +398,7 @@ def name_effect(
             source=EffectSource.TOOL_NAME,
             evidence=f"{said}: it sends, pays, publishes or shares outside this machine",
         )
-    paths = _local_paths(args)
+    paths = local_paths(args)
     if paths:
         findings = []
         for key, value in paths:

@@ -31,6 +31,7 @@ from ctxgate.gate.backends.heads.commands import SHELLS, executed_commands
 __all__ = [
     "ACTIONS",
     "ALIASES",
+    "AMBIGUOUS_VERBS",
     "HARMFUL_ACTIONS",
     "CallTerms",
     "call_terms",
@@ -39,6 +40,7 @@ __all__ = [
     "name_action",
     "request_actions",
     "request_terms",
+    "verb_action",
 ]
 
 _NUMBERS = {
@@ -421,3 +423,38 @@ def describe(terms: CallTerms) -> str:
             "arg_names": sorted(sorted(g) for g in terms.arg_names),
         }
     )
+
+
+_VERB_ACTIONS = {
+    **dict.fromkeys(("send", "email", "mail", "message", "reply", "forward", "notify",
+                     "invite", "share", "comment", "tweet", "sms", "dm", "broadcast",
+                     "announce"), "send"),
+    **dict.fromkeys(("pay", "transfer", "refund", "charge", "purchase", "buy", "order",
+                     "book", "withdraw", "donate", "checkout", "wire", "payout"), "pay"),
+    **dict.fromkeys(("deploy", "publish", "release", "push", "upload", "merge", "ship"),
+                    "push"),
+}
+
+
+def verb_action(tool: str) -> frozenset[str]:
+    """The harmful :data:`ACTIONS` concept of a tool name's operation verb
+    (:func:`ctxgate.gate.effects.names.operation_verb`): a delete verb (``cancel_order``,
+    ``revoke_token``) is ``delete``; sending, paying and publishing verbs map to theirs;
+    ``frozenset()`` otherwise. For names whose first action word the table has no verb for
+    (``cancel_order`` reads "order" as paying)."""
+    from ctxgate.gate.effects.annotations import split_mcp_name
+    from ctxgate.gate.effects.names import DELETE_VERBS, operation_verb
+
+    split = split_mcp_name(tool)
+    found = operation_verb(split[1] if split else tool)
+    if found is None or found[0] in AMBIGUOUS_VERBS:
+        return frozenset()
+    verb = found[0]
+    if verb in DELETE_VERBS:
+        return frozenset({"delete"})
+    return frozenset({_VERB_ACTIONS[verb]}) if verb in _VERB_ACTIONS else frozenset()
+
+
+AMBIGUOUS_VERBS = frozenset({"post"})
+"""Name verbs that do not say a harmful action: ``post`` is as often the HTTP method of a
+generated name (``post_rest_lookups``) as a message sent."""
