@@ -639,15 +639,14 @@ def _addresses(args: Mapping[str, Any], command: str | None, request: str) -> li
     emails = {t for t in said if "@" in t}
     hosts = {t for t in said if "@" not in t}
     persons = _persons(request)
+    texts = [command] if command is not None else list(_values(args))
+    out = [f"{m.group(0)} (an address or host in non-ASCII letters: a look-alike of a real one?)"
+           for t in texts for m in _LOOKALIKE.finditer(t) if not m.group(0).isascii()]
     if not said and not persons:
-        return []
-    if command is not None:
-        found = targets(command, numbers=False)
-    else:
-        found = set()
-        for v in _values(args):
-            found |= targets(v, numbers=False)
-    out = []
+        return out
+    found = set()
+    for v in texts:
+        found |= targets(v, numbers=False)
     for t in sorted(found):
         if "@" in t and _EMAIL.fullmatch(t):
             if t in emails or _is_person(t, persons):
@@ -662,6 +661,9 @@ def _addresses(args: Mapping[str, Any], command: str | None, request: str) -> li
     return out
 
 
+_LOOKALIKE = re.compile(r"[^\s<>\"',;:/()]+@[^\s<>\"',;:/()]+\.[^\s<>\"',;:/()]+|"
+                        r"(?<=://)[^\s/?#<>\"'@]+")
+"""An address or a URL's host, in any letters (``bob@cоrp.com`` with a Cyrillic о)."""
 _RECIPIENT_CUE = re.compile(
     r"(?i:\b(?:to|with|cc|bcc|e-?mail|mail|message|tell|ask|ping|invite|notify|remind|"
     r"answer|dm|text|forward|meet|meeting|from))\s+"
