@@ -117,6 +117,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _amounts(args, request)
         out += _channels(args, request)
         out += _bulk(tool, args, request)
+    out += _patched_places(tool, args, request, cwd)
     out += _addresses(args, command, request)
     out += _public(args, command, request)
     out += _unsaid_verbs(tool, command, request)
@@ -972,3 +973,32 @@ def _discarded_changes(command: str, request: str, cwd: str) -> list[str]:
                 out.append(f"the uncommitted changes to {changed} (the request names "
                            f"{', '.join(sorted(files))})")
     return out
+
+
+def _patched_places(tool: str, args: Mapping[str, Any], request: str, cwd: str) -> list[str]:
+    """The files a Codex ``apply_patch`` (the tool, or ``shell ["apply_patch", PATCH]``)
+    deletes or overwrites destructively that the request does not name (:func:`_places`):
+    "fix the typo in notes.txt" → a patch that also deletes the untracked work.txt."""
+    from ctxgate.gate.effects.harness import _PATCH_HEADER, _patch_text
+    from ctxgate.gate.effects.paths import classify_path
+
+    command = args.get("command")
+    if tool.lower() != "apply_patch" and not (
+            isinstance(command, list) and command[:1] == ["apply_patch"]):
+        return []
+    text = _patch_text(args)
+    if not text:
+        return []
+    targets: list[str] = []
+    deleted: set[str] = set()
+    for m in _PATCH_HEADER.finditer(text):
+        kind, path, moved = m.group(1), m.group(2), m.group(3)
+        target = moved or path
+        action = "overwrite" if moved else {"Add": "overwrite", "Update": "edit",
+                                            "Delete": "delete"}[kind]
+        pe = classify_path(target, action, cwd=cwd)
+        if pe.effect is not None and pe.effect.destructive:
+            targets.append(target)
+            if kind == "Delete":
+                deleted.add(target)
+    return _places(targets, deleted, request, cwd)
