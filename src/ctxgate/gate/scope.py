@@ -216,9 +216,10 @@ def _places(targets: list[str], deleted: set[str], request: str, cwd: str) -> li
             if not _named(base.lstrip("."), request, terms):
                 out.append(f"{target} in the home directory")
         elif full.startswith(home + os.sep) and full[len(home) + 1:].startswith("."):
-            first = full[len(home) + 1:].split(os.sep)[0]  # ~/.ssh/id_rsa, ~/.config/gh/…
-            if not (_named(first.lstrip("."), request, terms) or _named(base, request, terms)):
-                out.append(f"{target} in ~/{first}")
+            parts = full[len(home) + 1:].split(os.sep)  # ~/.ssh/id_rsa, ~/.config/gh/…
+            if not any(_named(part.lstrip("."), request, terms) for part in parts
+                       if part.strip(".") and not re.search(r"[*?\[]", part)):
+                out.append(f"{target} in ~/{parts[0]}")  # "empty the trash": …/Trash/* named
         elif not full.startswith(home + os.sep) and any(
                 full.startswith(d + os.sep) for d in _SECRET_DIRS):
             top = next(d for d in _SECRET_DIRS if full.startswith(d + os.sep))
