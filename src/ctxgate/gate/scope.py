@@ -88,6 +88,9 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
     phrase; ``[]`` when the request covers it all, or names nothing a rule could check."""
     if not isinstance(request, str) or not request.strip():
         return []
+    from ctxgate.gate.backends.heads.gloss import gloss
+
+    request = gloss(request)  # "lösche …": the action words the checks read are English
     args = arguments if isinstance(arguments, Mapping) else {}
     command = _shell_command(tool, args)
     out: list[str] = []

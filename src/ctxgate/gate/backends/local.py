@@ -70,6 +70,7 @@ from typing import Any
 from ctxgate.errors import DecisionModelError, GateError, RequestTooLarge
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
 from ctxgate.gate.backends.fallback import Chainable
+from ctxgate.gate.backends.heads.gloss import gloss
 from ctxgate.gate.backends.heads.matching import AMBIGUOUS_VERBS, verb_action
 
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
@@ -218,6 +219,7 @@ class LocalDecisionModel(Chainable):
         tool, args = call["tool"], call.get("arguments", {})
         request = state.get("user_request")
         request = request if isinstance(request, str) else json.dumps(request, default=str)
+        request = gloss(request)  # "lösche das build-Verzeichnis": the model reads English
         enc, dhead, rhead = self._parts()
         rules = state.get("effect_rules")
         judged = isinstance(rules, Mapping) and rules.get("writes") == "recoverable"
