@@ -81,3 +81,7 @@ def test_a_foreign_send(tmp_path: Path, gate, request_text: str, to: str,
                                                                "body": "x"},
                                   cwd=str(tmp_path)), user_request=request_text)
     assert v.outcome == outcome, v
+
+
+def test_a_participle_is_no_order() -> None:
+    assert gloss("ich habe die Datei gelöscht") == "ich habe die Datei gelöscht"
