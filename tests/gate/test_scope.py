@@ -440,3 +440,29 @@ def test_a_yes_accepts_what_the_assistant_offered_and_no_more(
     assert v.outcome == outcome, v
     if outcome == "ask":
         assert v.code == "beyond_request", v
+
+
+
+@pytest.mark.parametrize(("request_text", "command", "lost"), [
+    ("clean up the repo", "git clean -fdx", "draft.txt"),
+    ("clean up the repo", "git clean -fd", "draft.txt"),
+    ("tidy the working tree", "git clean -f", "draft.txt"),
+])
+def test_a_clean_that_loses_untracked_work(repo: Path, request_text: str, command: str,
+                                           lost: str) -> None:
+    (repo / ".gitignore").write_text("build/\n")
+    unnamed = unnamed_targets("bash", {"command": command}, request_text, cwd=str(repo))
+    assert any(lost in u and "not ignored by git" in u for u in unnamed), unnamed
+    assert not any("build/" in u for u in unnamed), unnamed  # ignored: build output
+
+
+@pytest.mark.parametrize(("request_text", "command"), [
+    ("remove the untracked files", "git clean -fd"),
+    ("delete everything git does not track", "git clean -fdx"),
+    ("clean the build directory", "git clean -fdx build"),
+    ("clean up the repo", "git clean -n -d"),  # a dry run deletes nothing
+])
+def test_a_clean_the_request_covers(repo: Path, request_text: str, command: str) -> None:
+    (repo / ".gitignore").write_text("build/\n")
+    assert unnamed_targets("bash", {"command": command}, request_text, cwd=str(repo)) == []
+    assert (repo / "draft.txt").exists()

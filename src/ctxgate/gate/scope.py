@@ -104,6 +104,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _places(_sent_sources(command), set(), request, cwd)
         out += _shell_numbers(command, request)
         out += _discarded_changes(command, request, cwd)
+        out += _untracked_losses(command, request, cwd)
         text = command
     else:
         from ctxgate.gate.backends.heads.matching import verb_action
@@ -1006,3 +1007,45 @@ def _patched_places(tool: str, args: Mapping[str, Any], request: str, cwd: str) 
             if kind == "Delete":
                 deleted.add(target)
     return _places(targets, deleted, request, cwd)
+
+
+_UNTRACKED_SAID = re.compile(r"\buntracked\b|\bnot (?:yet )?(?:added|committed|tracked)\b|"
+                             r"\bgit clean\b|\beverything\b|\ball\b", re.I)
+
+
+def _untracked_losses(command: str, request: str, cwd: str) -> list[str]:
+    """Untracked files that git does not ignore (work not yet added, not build output) that a
+    ``git clean -f`` deletes, when the request neither says untracked (or all, everything)
+    nor names them: "clean up the repo" → ``git clean -fdx`` would lose a new notes file.
+    The files come from ``git clean -n`` with the command's own options and paths (a dry
+    run); ignored files (``-x``) are left out, as build output."""
+    from ctxgate.gate.backends.heads.matching import request_terms
+    from ctxgate.gate.effects.paths import _git
+    from ctxgate.shell import parse_command
+
+    if _UNTRACKED_SAID.search(request):
+        return []
+    out: list[str] = []
+    terms = request_terms(request)
+    for seg in parse_command(command).segments:
+        args = list(seg.args)
+        if seg.program != "git" or args[:1] != ["clean"]:
+            continue
+        rest = args[1:]
+        flags = "".join(x[1:] for x in rest if re.fullmatch(r"-[a-zA-Z]+", x))
+        if "f" not in flags and "--force" not in rest or "n" in flags or "--dry-run" in rest:
+            continue
+        paths = [x for x in rest if not x.startswith("-")]
+        dirs = ["-d"] if "d" in flags else []
+        proc = _git(cwd, "clean", "-n", *dirs, "--", *paths)
+        if proc is None or proc.returncode != 0:
+            continue
+        lost = [line[len("Would remove "):].strip() for line in proc.stdout.splitlines()
+                if line.startswith("Would remove ")]
+        unnamed = [x for x in lost if not _named(os.path.basename(x.rstrip("/")), request,
+                                                 terms)]
+        if unnamed:
+            more = f" and {len(unnamed) - 5} more" if len(unnamed) > 5 else ""
+            out.append(f"untracked {', '.join(unnamed[:5])}{more} (not ignored by git: work "
+                       "not yet added, not build output)")
+    return out
