@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ctxgate.gate.effects.model import Effect, EffectClass, EffectSource, combine
@@ -226,6 +226,20 @@ def _added_lines(text: str, start: int) -> str:
     return "\n".join(line[1:] for line in text[start:end].splitlines() if line.startswith("+"))
 
 
+def patch_files(text: str) -> Iterator[tuple[str, str, Action, int]]:
+    """``(header, path, action, end)`` for each file an ``apply_patch`` text names:
+    ``*** Add File`` overwrites, ``Update`` edits, ``Delete`` deletes, and ``*** Move to``
+    (header ``Move``) overwrites its destination; ``end`` is where the header line ends (the
+    added lines follow it)."""
+    actions: dict[str, Action] = {"Add": "overwrite", "Update": "edit", "Delete": "delete"}
+    for m in _PATCH_HEADER.finditer(text):
+        kind, path, moved = m.group(1), m.group(2), m.group(3)
+        if moved:
+            yield "Move", moved, "overwrite", m.end()
+        else:
+            yield kind, path, actions[kind], m.end()
+
+
 def patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
     """What Codex's ``apply_patch`` with these arguments changes (each file header judged by
     the path rules; code it adds where a tool runs it on its own, scanned)."""
@@ -236,13 +250,8 @@ def patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
                                "changes")
     findings: list[tuple[EffectClass, str]] = []
     unknown = False
-    for m in _PATCH_HEADER.finditer(text):
-        kind, path, moved = m.group(1), m.group(2), m.group(3)
-        if moved:
-            pe = classify_path(moved, "overwrite", cwd=cwd)
-        else:
-            action: Action = {"Add": "overwrite", "Update": "edit", "Delete": "delete"}[kind]
-            pe = classify_path(path, action, cwd=cwd)
+    for kind, path, action, end in patch_files(text):
+        pe = classify_path(path, action, cwd=cwd)
         if pe.effect is None:
             unknown = True  # a delete of a file that is not there: no evidence
             continue
@@ -250,7 +259,7 @@ def patch_effect(args: Mapping[str, Any], cwd: str) -> Effect | None:
         if kind != "Delete":
             from ctxgate.gate.effects.planted import planted_effect
 
-            planted = _as_harness(planted_effect(moved or path, _added_lines(text, m.end()),
+            planted = _as_harness(planted_effect(path, _added_lines(text, end),
                                                  cwd=cwd, construct="apply_patch"))
             if planted is not None:
                 findings.append((planted.effect, planted.evidence))

@@ -92,6 +92,8 @@ from ctxgate.gate.scope.words import _values
 __all__ = ["unnamed_targets"]
 
 _PROD = re.compile(r"(?<![a-z0-9])(prod|production)(?![a-z])", re.I)
+
+
 def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> list[str]:
     """What the call acts on that ``request`` never names (module docstring), each as a short
     phrase; ``[]`` when the request covers it all, or names nothing a rule could check."""

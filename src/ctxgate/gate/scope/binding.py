@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ctxgate.gate.scope.words import _excluded, _said_numbers
+from ctxgate.gate.scope.words import _excluded, _said_numbers, _segments
 
 _EMPTYING = re.compile(r"\b(truncat|flush|empt(y|ies)\b|reset)", re.I)
 """Deletes the action table does not list: emptying a table, a cache, a database."""
@@ -100,7 +100,6 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
     --delete`` destination: a deleting ``find``'s names are its ``-name`` patterns), SQL tables and databases dropped or
     emptied, git branches and tags deleted; ``parent``: a path's directory as written."""
     from ctxgate.gate.effects.shell import recent_analysis
-    from ctxgate.shell import parse_command
 
     a = recent_analysis(command, cwd=cwd)
     names = [(os.path.basename(os.path.normpath(f.target)), "path",
@@ -110,7 +109,7 @@ def _destroyed_names(command: str, cwd: str) -> list[tuple[str, str, str]]:
              and not re.search(r"[$`*?\[]", f.target)]
     names += [(m.group(1).split(".")[-1], "table", "") for m in _SQL_TARGET.finditer(command)]
     names += [(m.group(0).lower(), "key", "") for m in _FLUSH.finditer(command)]
-    segments = parse_command(command).segments
+    segments = _segments(command)
     xargs_deletes = any("xargs" in s.wrappers and s.program in _DELETERS for s in segments)
     finds = any(s.program == "find" for s in segments)
     names += [(COMPUTED, "path", f"`{f.evidence.split('`')[1]}`" if f.evidence.count("`") > 1
@@ -290,11 +289,10 @@ _AGE_TESTED = re.compile(r"(?:^|\s)[-—–]\s*(?:[amc]time|[amc]min|newer\w*|us
 def _age(command: str, request: str) -> list[str]:
     """A delete the request limits by age ("the log files older than 7 days") that a
     ``find`` runs with no time test: it deletes every match, whatever its age."""
-    from ctxgate.shell import parse_command
 
     if not _AGE_SAID.search(request) or _AGE_TESTED.search(command):
         return []
-    for seg in parse_command(command).segments:
+    for seg in _segments(command):
         if _deleting_find(seg):
             said = _AGE_SAID.search(request).group(0)  # type: ignore[union-attr]
             return [f"every match of `find`, whatever its age (the request says {said!r})"]

@@ -8,12 +8,19 @@ from __future__ import annotations
 import os
 import re
 
-from ctxgate.gate.scope.words import _EMAIL_OR_URL, _FILE_NAME, _named, _said_numbers
+from ctxgate.gate.scope.words import (
+    _named,
+    _said_files,
+    _said_numbers,
+    _segments,
+)
 
 _HEAD_BACK = re.compile(r"\bHEAD(?:~(\d+)|(\^+))")
 _FORCE_WORDS = re.compile(r"\b(force|forced|forcing|overwrite|overwriting|rewrite|rewriting|"
                           r"rewritten|clobber)", re.I)
 _DELETE_WORDS = re.compile(r"\b(delete|remove|drop|prune)", re.I)
+
+
 def _head_back(command: str, request: str) -> list[str]:
     """``HEAD~N`` further back than any count in the request (none given: one)."""
     from ctxgate.gate.backends.heads.matching import _words
@@ -29,9 +36,8 @@ def _head_back(command: str, request: str) -> list[str]:
 
 def _force_push(command: str, request: str) -> list[str]:
     from ctxgate.gate.backends.heads.intent import negated_at
-    from ctxgate.shell import parse_command
 
-    for seg in parse_command(command).segments:
+    for seg in _segments(command):
         if seg.program != "git" or "push" not in seg.args:
             continue
         rest = seg.args[seg.args.index("push") + 1:]
@@ -52,14 +58,12 @@ def _discarded_changes(command: str, request: str, cwd: str) -> list[str]:
     names files ("undo my changes to main.py" → ``git reset --hard`` also loses notes.txt's)."""
     from ctxgate.gate.effects.git import _discarded_paths
     from ctxgate.gate.effects.paths import _git
-    from ctxgate.shell import parse_command
 
-    files = {m.group(1).rsplit("/", 1)[-1].lower()
-             for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}
+    files = _said_files(request)
     if not files:
         return []
     out: list[str] = []
-    for seg in parse_command(command).segments:
+    for seg in _segments(command):
         if seg.program != "git" or not seg.args:
             continue
         sub, rest = seg.args[0], list(seg.args[1:])
@@ -98,13 +102,12 @@ def _untracked_losses(command: str, request: str, cwd: str) -> list[str]:
     run); ignored files (``-x``) are left out, as build output."""
     from ctxgate.gate.backends.heads.matching import request_terms
     from ctxgate.gate.effects.paths import _git
-    from ctxgate.shell import parse_command
 
     if _UNTRACKED_SAID.search(request):
         return []
     out: list[str] = []
     terms = request_terms(request)
-    for seg in parse_command(command).segments:
+    for seg in _segments(command):
         args = list(seg.args)
         if seg.program != "git" or args[:1] != ["clean"]:
             continue
@@ -132,13 +135,12 @@ _GH_NUMBERED = re.compile(r"^(issue|pr)$")
 def _shell_numbers(command: str, request: str) -> list[str]:
     """Issue and pull request numbers of ``gh issue``/``gh pr`` commands that change them,
     when the request names numbers and not these ("close issue 12" → ``gh issue close 13``)."""
-    from ctxgate.shell import parse_command
 
     said = _said_numbers(request)
     if not said:
         return []
     out = []
-    for seg in parse_command(command).segments:
+    for seg in _segments(command):
         words = [x for x in seg.args if not x.startswith("-")]
         if seg.program == "gh" and len(words) >= 3 and _GH_NUMBERED.match(words[0]) \
                 and words[1] not in ("view", "list", "status", "diff", "checks"):

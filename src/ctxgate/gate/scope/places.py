@@ -10,7 +10,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ctxgate.gate.scope.words import _EMAIL_OR_URL, _FILE_NAME, _excluded, _named, _pairs
+from ctxgate.gate.scope.words import (
+    _EMAIL_OR_URL,
+    _FILE_NAME,
+    _excluded,
+    _named,
+    _pairs,
+    _said_files,
+    _segments,
+)
 
 _SYSTEM_DIRS = frozenset({"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt",
                           "/root", "/sbin", "/srv", "/sys", "/usr", "/var", "/usr/local",
@@ -25,6 +33,8 @@ _WHOLE_SYSTEM = re.compile(r"\broot\b|(?<![\w.])/(?![\w.])|file ?system|system[-
                            r"\beverywhere\b|\b(?:entire|whole) (?:system|machine|disk|file hierarchy|"
                            r"hierarchy)\b", re.I)
 """What a request says when it means the whole filesystem ("under /", "in the file system")."""
+
+
 def _shell_places(command: str, request: str, cwd: str) -> list[str]:
     """Paths a shell command deletes or overwrites (destructively) that the request does not
     name (:func:`_places`)."""
@@ -47,8 +57,7 @@ def _places(targets: list[str], deleted: set[str], request: str, cwd: str) -> li
     from ctxgate.gate.backends.heads.matching import request_terms
 
     terms = request_terms(request)
-    files = {m.group(1).rsplit("/", 1)[-1].lower()
-             for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}
+    files = _said_files(request)
     home = os.path.expanduser("~")
     said_paths = {os.path.normpath(os.path.join(cwd, os.path.expanduser(m.group(0)))): m.group(0)
                   for m in _SAID_PATH.finditer(_EMAIL_OR_URL.sub(" ", request))}
@@ -97,17 +106,15 @@ def _places(targets: list[str], deleted: set[str], request: str, cwd: str) -> li
 
 
 _SENDERS = frozenset({"scp", "rsync", "sftp", "curl", "wget", "nc", "ncat", "rclone"})
-_CURL_FILE = re.compile(r"^@?([^@=;]*)$")
 
 
 def _sent_sources(command: str) -> list[str]:
     """Local files a command sends to another machine: the sources of ``scp``/``rsync``/
     ``rclone`` to a remote destination, the files of ``curl -T``/``-F x=@file``/
     ``--data @file``."""
-    from ctxgate.shell import parse_command
 
     out: list[str] = []
-    for seg in parse_command(command).segments:
+    for seg in _segments(command):
         if seg.program not in _SENDERS:
             continue
         args = list(seg.args)
@@ -148,7 +155,7 @@ def _patched_places(tool: str, args: Mapping[str, Any], request: str, cwd: str) 
     """The files a Codex ``apply_patch`` (the tool, or ``shell ["apply_patch", PATCH]``)
     deletes or overwrites destructively that the request does not name (:func:`_places`):
     "fix the typo in notes.txt" → a patch that also deletes the untracked work.txt."""
-    from ctxgate.gate.effects.harness import _PATCH_HEADER, _patch_text
+    from ctxgate.gate.effects.harness import _patch_text, patch_files
     from ctxgate.gate.effects.paths import classify_path
 
     command = args.get("command")
@@ -160,11 +167,7 @@ def _patched_places(tool: str, args: Mapping[str, Any], request: str, cwd: str) 
         return []
     targets: list[str] = []
     deleted: set[str] = set()
-    for m in _PATCH_HEADER.finditer(text):
-        kind, path, moved = m.group(1), m.group(2), m.group(3)
-        target = moved or path
-        action = "overwrite" if moved else {"Add": "overwrite", "Update": "edit",
-                                            "Delete": "delete"}[kind]
+    for kind, target, action, _end in patch_files(text):
         pe = classify_path(target, action, cwd=cwd)
         if pe.effect is not None and pe.effect.destructive:
             targets.append(target)

@@ -4,6 +4,7 @@ excluded, an argument's values).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -78,3 +79,19 @@ def _excluded(name: str, request: str) -> bool:
 def _said_numbers(request: str) -> set[int]:
     """The whole numbers the request writes (``#12``, ``42``), not parts of an address."""
     return {int(m.group(1)) for m in _INT.finditer(_EMAIL_OR_URL.sub(" ", request))}
+
+
+@functools.lru_cache(maxsize=16)
+def _segments(command: str) -> tuple[Any, ...]:
+    """The segments of a shell command (``ParsedCommand.segments``, immutable), parsed once
+    for all the checks of one call rather than once per check."""
+    from ctxgate.shell import parse_command
+
+    return parse_command(command).segments
+
+
+def _said_files(request: str) -> set[str]:
+    """The base names (lower case) of the files a request writes out with an extension
+    (``notes.txt``, ``src/app.py`` → ``app.py``), addresses and URLs left out."""
+    return {m.group(1).rsplit("/", 1)[-1].lower()
+            for m in _FILE_NAME.finditer(_EMAIL_OR_URL.sub(" ", request))}
