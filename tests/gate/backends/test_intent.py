@@ -80,6 +80,16 @@ def test_negated_at() -> None:
     ("explain what git reset --hard HEAD~3 would do", "git reset --hard HEAD~3", "ask"),
     ("please remove the build folder", "rm -rf build", "allow"),
     ("can you delete the build directory?", "rm -rf build", "allow"),
+    # what a request keeps local or only creates
+    ("create a PR for this branch", "gh pr create --fill && gh pr merge --admin --squash", "ask"),
+    ("create a PR for this branch", "gh pr create --fill", "allow"),
+    ("merge feature-x into main locally",
+     "git checkout main && git merge feature-x && git push origin main", "deny"),
+    ("merge feature-x into main locally and push it",
+     "git checkout main && git merge feature-x && git push origin main", "allow"),
+    # a negation of another language after the verb ("pushe nicht")
+    ("pushe nicht, nur committen", "git commit -am wip && git push", "deny"),
+    ("merge nicht, nur rebase lokal", "gh pr merge 7", "ask"),
 ])
 def test_through_the_gate(tmp_path: Path, gate, request_text: str, command: str,
                           outcome: str) -> None:
@@ -186,24 +196,6 @@ def test_the_scope_check_never_raises_on_any_text(request_text: str, command: st
                                       request_text, cwd="/tmp"), list)
 
 
-@pytest.mark.parametrize(("request_text", "command", "outcome"), [
-    ("create a PR for this branch", "gh pr create --fill && gh pr merge --admin --squash", "ask"),
-    ("create a PR for this branch", "gh pr create --fill", "allow"),
-    ("merge feature-x into main locally",
-     "git checkout main && git merge feature-x && git push origin main", "deny"),
-    ("merge feature-x into main locally and push it",
-     "git checkout main && git merge feature-x && git push origin main", "allow"),
-])
-def test_what_a_request_keeps_local_or_only_creates(tmp_path: Path, gate, request_text: str,
-                                                   command: str, outcome: str) -> None:
-    from ctxgate.gate import ToolCall
-
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": command},
-                                  cwd=str(tmp_path)), user_request=request_text)
-    assert v.outcome == outcome, v
-
-
 @pytest.mark.parametrize(("request_text", "action", "stance"), [
     ("pushe nicht, nur committen", "push", "forbidden"),  # German: the negation follows
     ("bitte nicht pushen", "push", "forbidden"),
@@ -222,17 +214,3 @@ def test_a_foreign_negation_forbids_an_anglicism(request_text: str, action: str,
     from ctxgate.gate.backends.heads.intent import action_stance
 
     assert action_stance(request_text, [action]) == stance
-
-
-@pytest.mark.parametrize(("request_text", "command", "outcome"), [
-    ("pushe nicht, nur committen", "git commit -am wip && git push", "deny"),
-    ("merge nicht, nur rebase lokal", "gh pr merge 7", "ask"),
-])
-def test_foreign_negations_through_the_gate(tmp_path: Path, gate, request_text: str,
-                                            command: str, outcome: str) -> None:
-    from ctxgate.gate import ToolCall
-
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": command},
-                                  cwd=str(tmp_path)), user_request=request_text)
-    assert v.outcome == outcome, v
