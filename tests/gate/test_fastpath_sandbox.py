@@ -100,6 +100,12 @@ def build_fixture(root: Path) -> None:
         r = tree / repo
         r.mkdir()
         (r / "f.txt").write_text("f\n")
+        if setup == "hook":
+            # an unchanged tracked file: every copy of the fixture gives it a new inode and
+            # ctime, so git status always refreshes its entry and rewrites the index (which
+            # runs the hook); with only the modified f.txt, whether git wrote the index
+            # depended on timing
+            (r / "g.txt").write_text("g\n")
         _git(r, env, "init", "-q", "--template=")
         _git(r, env, "add", "-A")
         _git(r, env, "commit", "-qm", "fixture")
