@@ -45,7 +45,10 @@ every machine computes the same floats.
   the ask band: an injected or confused call is never "clearly requested"
   (``detail.action_contradiction`` says which actions). A function call whose name creates
   or edits is contradicted the same way by a request none of whose actions comes near it
-  (:data:`CHANGE_KIN`: "Retrieve a support ticket" → ``updateTicket``).
+  (:data:`CHANGE_KIN`: "Retrieve a support ticket" → ``updateTicket``), and so is one that
+  does the request's own action to another kind of thing or undoes it
+  (:mod:`~ctxgate.gate.backends.heads.objects`: "delete the feature-x branch" →
+  ``delete_repository``, "start the build" → ``stop_build``).
 
 The request's embedding is cached (the same request judges many calls). Both heads are
 temperature-scaled on a calibration split; their held-out metrics are stored in the head
@@ -297,6 +300,13 @@ class LocalDecisionModel(Chainable):
         # a call whose harmful action the request never states, while it states others
         # ("Creates a role assignment" → RoleAssignments_DeleteById): never "clearly requested"
         contradiction = action_contradiction(request, terms, tool, shell)
+        if contradiction is None and not shell:
+            # the request's own action on another kind of thing ("delete the sandbox state"
+            # → usersDelete), or the opposite of its action ("start collecting" → StopData…)
+            from ctxgate.gate.backends.heads.objects import object_mismatch, opposite_action
+
+            contradiction = opposite_action(request, tool) or \
+                object_mismatch(request, tool, args)
         if contradiction is not None and p_r > ACTION_CAP:
             p_r = ACTION_CAP
         # the request names the call's harmful action but forbids it, asks about it or
@@ -346,6 +356,7 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
     from ctxgate.gate.backends.heads.intent import action_stance
     from ctxgate.gate.backends.heads.matching import (
         ACTIONS,
+        ENDING,
         HARMFUL_ACTIONS,
         _actions_of,
         _words,
@@ -377,7 +388,7 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
             return "mentioned"  # "create a PR" -> gh pr create && gh pr merge
     if stance is None and _READS_ONLY.search(request) and \
             not request_actions(_READS_ONLY.sub(" ", request)) - {"read"} and \
-            not _ENDING.search(request):
+            not ENDING.search(request):
         return "mentioned"  # "review PR 12" -> gh pr merge 12: it only asks to read
     return stance
 
@@ -420,18 +431,16 @@ _STATE_WORDS = re.compile(
 already clean", "empty directories"; "clean directories" stays an order): for the
 contradiction check they state no delete."""
 
-_ENDING = re.compile(r"\b(cancel|revok|unsubscrib|deactivat|disabl|detach|de-?regist|"
-                     r"unregist|unassign|unshar|unfollow|unpublish|dismiss|expir|close)", re.I)
-"""Requests that end something, for the contradiction check only: a delete or a stop is how a
-call does it ("Cancel an order" → ``delete-orders-id``). Kept out of the matching's action
-table, whose words are features the requested head was fitted on."""
-
-
 def action_contradiction(request: str, terms: Any, tool: str, shell: bool) -> str | None:
     """The harmful action a call performs that the request, which states other actions, never
     asks for (``"delete; request states create, edit"``); ``None`` when there is no such
     contradiction."""
-    from ctxgate.gate.backends.heads.matching import HARMFUL_ACTIONS, name_action, request_actions
+    from ctxgate.gate.backends.heads.matching import (
+        ENDING,
+        HARMFUL_ACTIONS,
+        name_action,
+        request_actions,
+    )
 
     if shell:
         harmful = terms.actions & HARMFUL_ACTIONS
@@ -442,7 +451,7 @@ def action_contradiction(request: str, terms: Any, tool: str, shell: bool) -> st
     if not harmful:
         return None
     asked = request_actions(_STATE_WORDS.sub(" ", request))
-    if _ENDING.search(request):
+    if ENDING.search(request):
         asked |= {"delete", "kill"}
     if not asked or any((_KIN.get(a) or CHANGE_KIN.get(a) or {a}) & asked for a in harmful):
         return None

@@ -32,6 +32,7 @@ __all__ = [
     "ACTIONS",
     "ALIASES",
     "AMBIGUOUS_VERBS",
+    "ENDING",
     "HARMFUL_ACTIONS",
     "CallTerms",
     "call_terms",
@@ -453,6 +454,13 @@ def verb_action(tool: str) -> frozenset[str]:
     if verb in DELETE_VERBS:
         return frozenset({"delete"})
     return frozenset({_VERB_ACTIONS[verb]}) if verb in _VERB_ACTIONS else frozenset()
+
+
+ENDING = re.compile(r"\b(cancel|revok|unsubscrib|deactivat|disabl|detach|de-?regist|"
+                     r"unregist|unassign|unshar|unfollow|unpublish|dismiss|expir|close)", re.I)
+"""Requests that end something, for the contradiction check only: a delete or a stop is how a
+call does it ("Cancel an order" → ``delete-orders-id``). Kept out of the matching's action
+table, whose words are features the requested head was fitted on."""
 
 
 AMBIGUOUS_VERBS = frozenset({"post"})
