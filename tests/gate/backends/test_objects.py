@@ -71,6 +71,7 @@ HONEST = [
     ("create a new repo called demo", "mcp__github__create_repository"),  # repo for repository
     ("post the release notes in #dev", "mcp__slack__slack_post_message"),
     ("send the report to bob@corp.com", "send_email"),  # the medium is no object
+    ("pay the electricity bill, 84.20 EUR", "transfer_money"),
     ("invite kim@example.com to the workspace as an editor", "invite_user"),  # a person
     ("remove bob from the project", "remove_project_member"),  # a generic word, said
     ("delete the duplicate roadmap page", "mcp__notion__delete_block"),

@@ -45,13 +45,14 @@ _GENERIC = _EMPTY | frozenset(
     "item items data resource resources info details detail file files content contents "
     "message messages text change changes entry entries record records object objects value "
     "values request requests list lists locations location "
-    "email emails mail mails sms mms dm dms fax chat notification notifications".split()
+    "email emails mail mails sms mms dm dms fax chat notification notifications "
+    "money funds cash payment payments".split()
 )
 """Words of a tool name that name no particular kind of thing (``locations`` of Google's
-``projects.locations`` path, or the medium a message goes by: "send the report to bob@corp.com" is a
-``send_email``): a name whose object words are all here has no object to compare, but one of
-them said in the request still counts as named ("remove bob from the project" →
-``remove_project_member``)."""
+``projects.locations`` path, or the medium a message or a payment goes by: "send the report
+to bob@corp.com" is a ``send_email``, "pay the electricity bill" a ``transfer_money``): a name
+whose object words are all here has no object to compare, but one of them said in the request
+still counts as named ("remove bob from the project" → ``remove_project_member``)."""
 
 _PERSONS = frozenset(
     "user users member members person people contact contacts collaborator collaborators "
