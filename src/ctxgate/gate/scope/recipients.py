@@ -60,14 +60,40 @@ _NOT_PERSONS = frozenset("the my our your his her their this that these those it
                          "september october november december".split())
 
 
+_LOWER_NAME = re.compile(
+    r"\b(?:to|cc|bcc|e-?mail|mail|message|tell|ping|forward|dm|text|remind|notify)\s+"
+    r"([a-z]{3,12})(?:'s)?(?=\s*(?:$|[,.!?;:]|\b(?:about|that|saying|asking|with|and|in|at|"
+    r"from|on|by|too|please|now|today|tomorrow)\b))")
+"""A person named in lower case where a request says whom to write to, the clause ending
+after the name ("send the report to bob", "tell dana that …", "cc sam and …")."""
+_NOT_NAMES = _NOT_PERSONS | frozenset(
+    "him her them you myself yourself everyone everybody anyone someone nobody team boss "
+    "manager client clients customer customers user users owner owners admin admins support "
+    "sales finance legal security hr ops devops dev devs staff members people group list "
+    "channel chat thread inbox repo remote origin upstream server prod production staging "
+    "main master branch cloud disk file files folder printer archive backup trash home work "
+    "office family friends mom dad wife husband partner colleague colleagues coworker "
+    "coworkers lead leads reviewer reviewers author authors maintainers vendor vendors "
+    "partners investors board press root json yaml csv xml html pdf true false null none "
+    "stdout stderr console screen terminal log logs".split())
+"""Lower-case words after such a cue that are roles, places, formats or pronouns, not names."""
+_SENDS = re.compile(r"\b(?:send|sent|e-?mail|mail|forward|share|reply|message|invite|cc|bcc|"
+                    r"tell|ping|notify|remind|dm|text)\b", re.I)
+"""A request that writes to someone: only there is a lower-case word after "to" a name."""
+
+
 def _persons(request: str) -> set[str]:
-    """The people a request names as whom to write to (lower-case, without ``@``)."""
+    """The people a request names as whom to write to (lower-case, without ``@``): a
+    capitalised name or a handle after a cue, or a lower-case one that ends the clause."""
     out = set()
     for m in _RECIPIENT_CUE.finditer(request):
         for w in re.findall(r"@[\w.-]+|[A-Z][a-z][\w-]*", m.group(1)):
             w = w.lstrip("@").lower()
             if w not in _NOT_PERSONS and len(w) >= 2:
                 out.add(w)
+    for m in _LOWER_NAME.finditer(request) if _SENDS.search(request) else ():
+        if m.group(1) not in _NOT_NAMES:
+            out.add(m.group(1))
     return out
 
 
