@@ -3,6 +3,10 @@
 A path a call writes, edits or deletes is resolved against the call's working directory and
 judged by these rules (first match wins):
 
+0. a file that sets what a coding agent is told or may do (:func:`agent_control`: its
+   settings and hooks, MCP servers, instruction files such as ``CLAUDE.md``, ctxgate's own
+   configuration and data): :attr:`~EffectClass.LOCAL_IRREVERSIBLE` wherever it is — the
+   change acts in the agent's later sessions, before anyone would restore it;
 1. a dotfile or dot-directory directly in ``$HOME`` (``~/.bashrc``, ``~/.ssh/*``,
    ``~/.config/...``), or a system directory (``/etc``, ``/usr``, ``/boot``, ...):
    :attr:`~EffectClass.LOCAL_IRREVERSIBLE` — it changes how the machine or the shell behaves;
@@ -50,7 +54,7 @@ from typing import Literal
 
 from ctxgate.gate.effects.model import EffectClass
 
-__all__ = ["Action", "PathEffect", "classify_path", "git_toplevel", "outside_working_tree",
+__all__ = ["Action", "PathEffect", "agent_control", "classify_path", "git_toplevel", "outside_working_tree",
            "resolve_path", "temp_dir"]
 
 Action = Literal["overwrite", "edit", "modify", "append", "delete", "create"]
@@ -180,6 +184,9 @@ def classify_path(path: str, action: Action, *, cwd: str,
         return PathEffect(effect=irreversible,
                           evidence=f"{verb} {path}: the path depends on a variable or an "
                                    "input placeholder the gate cannot expand", guess=True)
+    control = agent_control(full)
+    if control is not None:
+        return PathEffect(effect=irreversible, evidence=f"{verb} {path}: {control}")
     dot = _home_dotfile(full)
     if dot is not None:
         return PathEffect(effect=irreversible,
@@ -240,6 +247,52 @@ def classify_path(path: str, action: Action, *, cwd: str,
     kind = "an ignored" if ignored else "an untracked"
     return PathEffect(effect=irreversible,
                       evidence=f"{verb} {path}: {kind} existing file git cannot restore")
+
+
+_AGENT_DIRS = {
+    ".claude": "Claude Code's settings, hooks, agents and commands",
+    ".codex": "Codex's configuration",
+    ".gemini": "Gemini CLI's settings",
+    ".cursor": "Cursor's rules and MCP servers",
+    ".windsurf": "Windsurf's rules",
+    ".clinerules": "Cline's rules",
+}
+"""Directories whose files set what a coding agent may do, which hooks (this gate's among
+them) run, and which servers it starts."""
+_AGENT_FILES = {
+    ".mcp.json": "the MCP servers Claude Code starts for this project",
+    "CLAUDE.md": "instructions Claude Code reads at every session",
+    "CLAUDE.local.md": "instructions Claude Code reads at every session",
+    "AGENTS.md": "instructions coding agents read at every session",
+    "AGENT.md": "instructions coding agents read at every session",
+    "GEMINI.md": "instructions Gemini CLI reads at every session",
+    ".cursorrules": "instructions Cursor reads at every session",
+    ".windsurfrules": "instructions Windsurf reads at every session",
+    "copilot-instructions.md": "instructions GitHub Copilot reads at every session",
+}
+"""Files an agent reads as instructions or configuration at the start of every session."""
+
+
+def agent_control(full: str) -> str | None:
+    """Why a change of ``full`` (a resolved path) changes what a coding agent is told or may
+    do, or ``None``: its permissions and hooks (this gate's own hook among them: a call that
+    removes it turns the gate off), the MCP servers it starts, the instructions it reads at
+    every session (text planted there is obeyed in later sessions), and ctxgate's own
+    configuration and data (approvals, audit). Recoverable by git or not, such a change is
+    not judged as ordinary file work: it needs a request."""
+    parts = full.split(os.sep)
+    base = parts[-1]
+    for i, part in enumerate(parts[:-1]):
+        if part in _AGENT_DIRS:
+            return f"{part}/ holds {_AGENT_DIRS[part]}: a change there changes what the " \
+                   "agent may do, not only files"
+        if part == "ctxgate" and i > 0 and parts[i - 1].startswith("."):
+            return "ctxgate's own configuration or data (its gate, approvals and audit log)"
+    if base in _AGENT_FILES and (base != "copilot-instructions.md" or parts[-2:-1] == [".github"]):
+        return f"{base} holds {_AGENT_FILES[base]}: a change there steers later sessions"
+    if base in _AGENT_DIRS:
+        return f"{base} holds {_AGENT_DIRS[base]}"
+    return None
 
 
 def outside_working_tree(path: str, cwd: str) -> str | None:
