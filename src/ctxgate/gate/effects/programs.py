@@ -1270,6 +1270,41 @@ def schema_drop(a, seg) -> None:
                             "(their data is lost)")
 
 
+_GATE_CONTROL = re.compile(
+    r"\bctxgate(?:\.exe)?\s+(?:\S+\s+)*?(?:gate\s+approve|hook\s+install\b.*--uninstall)\b")
+"""ctxgate commands that lift the gate: an approval of a call it held back (a person's act,
+which an agent must not do for itself) and removing its hooks from a harness."""
+
+
+_CTXGATE = frozenset({"ctxgate", "ctxgate.exe"})
+_RUNS_CTXGATE = frozenset({"uvx", "pipx", "uv", "pip-run"})
+"""Programs that run ctxgate given as their first words (``uvx ctxgate``, ``pipx run``)."""
+
+
+def gate_control(a, seg) -> None:
+    """``ctxgate gate approve ID`` or ``ctxgate hook install --uninstall`` run as a tool call
+    (also as ``python -m ctxgate`` and through ``uvx``/``pipx run``): the agent would lift the
+    gate that held it back. Irreversible, so it needs a request and is never left to the
+    model's reading of a harmless-looking command."""
+    words = [seg.program, *seg.args]
+    at = next((i for i, w in enumerate(words[:4]) if w.rsplit("/", 1)[-1] in _CTXGATE), None)
+    if at is None or (at and seg.program not in _RUNS_CTXGATE and
+                      not seg.program.startswith("python")):
+        return  # ctxgate only named (echo, a commit message), not run
+    m = _GATE_CONTROL.search(" ".join(words[at:]))
+    if m:
+        what = "approves a call the gate held back (approvals are a person's: run it in your " \
+               "own terminal)" if "approve" in m.group(0) else "removes the gate's hooks"
+        a.add(IRREVERSIBLE, f"`{m.group(0)}` {what}")
+
+
+def whole_command_rules(a, seg) -> None:
+    """The rules that read a command whole, wherever its program is reached from (``python
+    -m``, ``npx``, ``bundle exec``, a local script): :func:`schema_drop`, :func:`gate_control`."""
+    schema_drop(a, seg)
+    gate_control(a, seg)
+
+
 def remote_source(a, seg) -> None:
     """Code fetched from a URL or a git repository rather than a package registry, then run
     or installed (``deno run https://…``, ``pip install git+https://…``, ``cargo install --git
@@ -1320,7 +1355,7 @@ def program_rule(a, seg) -> None:
     if _named_only(seg):
         return
     remote_source(a, seg)
-    schema_drop(a, seg)
+    whole_command_rules(a, seg)
     if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
         _option_commands(a, seg)
     if prog in ("trap", "fd", "fzf", "tree", "info", "iconv", "hash", "base64") or \

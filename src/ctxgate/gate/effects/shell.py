@@ -343,9 +343,9 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             # (``./ls``) and whatever its arguments (``./wipe.sh --help`` need not print help)
             a.scripts.append((_EXEC, seg.argv[0]))
             a.unknown.append(seg.argv[0])
-            from ctxgate.gate.effects.programs import schema_drop
+            from ctxgate.gate.effects.programs import whole_command_rules
 
-            schema_drop(a, seg)  # bin/rails db:reset
+            whole_command_rules(a, seg)  # bin/rails db:reset
             continue
         if seg.program in _INTERPRETERS:
             _interpreter(a, seg, segments, downloads, parsed.heredocs)
@@ -581,11 +581,11 @@ def _interpreter(a: Analysis, seg, segments, downloads: bool, heredocs) -> None:
         PERL_INPLACE,
         program_rule,
         remote_source,
-        schema_drop,
+        whole_command_rules,
     )
 
     remote_source(a, seg)  # deno run https://…
-    schema_drop(a, seg)  # python manage.py migrate app zero
+    whole_command_rules(a, seg)  # python manage.py migrate app zero, python -m ctxgate …
     raw = seg.raw
     if seg.program in ("perl", "ruby") and any(PERL_INPLACE.fullmatch(x) for x in seg.args):
         program_rule(a, seg)  # perl -pi -e …: an in-place edit of the named files
