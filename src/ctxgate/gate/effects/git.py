@@ -63,6 +63,8 @@ _RUNS_COMMAND = re.compile(
     r"core\.gitproxy|sendemail\.\S*cmd|web\.browser|browser\.\S+\.cmd|man\.\S+\.cmd)$")
 """Configuration keys whose value is a command git runs later (or, for aliases starting with
 ``!``, when the alias is used): setting one plants code."""
+_REDIRECTS = re.compile(r"(?i)^(remote\.\S+\.(url|pushurl)|url\.\S+\.(insteadof|pushinsteadof))$")
+"""Configuration keys that change where git sends (a remote's URL, a URL rewrite)."""
 
 
 def git_rule(a, seg) -> None:
@@ -103,13 +105,19 @@ _HOOK_NAMES = frozenset({
 
 
 def _hooks_path(a, directory: str) -> None:
-    """``git config core.hooksPath DIR``: git runs DIR's hooks on later commands. Each hook
-    file there (at most 256 KiB) is scanned as a run of it would be (:mod:`.planted`); a
+    """``git config core.hooksPath DIR``: git runs DIR's hooks on later commands. A DIR
+    outside the working tree is irreversible by itself; inside it, each hook file there (at
+    most 256 KiB) is scanned as a run of it would be (:mod:`.planted`); a
     destructive finding is the effect, otherwise the model judges (husky sets this honestly)."""
-    from ctxgate.gate.effects.paths import resolve_path
+    from ctxgate.gate.effects.paths import outside_working_tree, resolve_path
     from ctxgate.gate.effects.planted import HOOK, planted_effect
     from ctxgate.gate.effects.shell import read_script
 
+    outside = outside_working_tree(directory, a.cwd)
+    if outside is not None:  # hooks nobody reviews in the repository (husky's are inside)
+        a.add(IRREVERSIBLE, f"`git config core.hooksPath {directory}` makes git run hooks "
+                            f"from outside the repository ({outside})")
+        return
     full = resolve_path(directory, a.cwd)
     try:
         names = sorted(os.listdir(full)) if full and os.path.isdir(full) else []
@@ -267,6 +275,14 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         key = words[0].lower()
         if key == "core.hookspath":
             _hooks_path(a, words[1])
+        elif key == "credential.helper":
+            # `!cmd` is a shell command handed the credentials; a plain name is a helper
+            # program (store, cache, osxkeychain) or a path
+            if words[1].startswith("!"):
+                a.inner(f"`git config {words[0]}` hands credentials to a command", words[1][1:])
+            elif "/" in words[1]:
+                irreversible = f"`git config {words[0]} {words[1]}` hands the user's git " \
+                               "credentials to that program"
         else:
             bang = key.startswith(("alias.", "submodule."))  # a command only after `!`
             value = words[1].lstrip("!") if bang else words[1]
@@ -278,6 +294,12 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
             return
         if key == "core.hookspath":
             return
+    elif sub == "config" and len(words) >= 2 and _REDIRECTS.match(words[0]):
+        irreversible = f"`git config {words[0]} {words[1]}` redirects where git fetches or " \
+                       "pushes: later pushes go there"
+    elif sub == "remote" and words[:1] == ["set-url"] and len(words) >= 3:
+        irreversible = f"`git remote set-url {words[1]}` redirects where git fetches or pushes: " \
+                       f"later pushes go to {words[-1]}"
     elif sub == "config" and _has(rest, "--global", "--system") and len(words) >= 2:
         irreversible = "`git config --global` changes the user's git configuration"
     elif sub == "tag" and _has(rest, "-d", "--delete"):
