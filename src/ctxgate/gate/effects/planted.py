@@ -19,7 +19,10 @@ later without asking anyone, and what they do then is the real effect of the wri
 - ``.claude/settings.json`` / ``settings.local.json``: Claude Code runs each hook's command at
   its event, without asking, in the next session of the project;
 - ``.vscode/tasks.json``: VS Code runs a task with ``runOptions.runOn: "folderOpen"`` when
-  the folder is opened.
+  the folder is opened;
+- a CI pipeline (``.github/workflows/*.yml``, ``.gitlab-ci.yml``, ``.circleci/config.yml``
+  …): CI runs each step's ``run:``/``script:``/``command:`` on the next push, with the
+  repository's secrets (:func:`ci_steps`).
 
 Not here: ``.envrc`` (direnv runs it only after ``direnv allow``), ``.mcp.json`` (Claude Code
 asks before it starts a project's server), ``Makefile`` and other files
@@ -42,7 +45,7 @@ from typing import Any
 
 from ctxgate.gate.effects.model import SEVERITY, Effect, EffectSource
 
-__all__ = ["HOOK", "autorun", "planted_effect", "planted_in_arguments"]
+__all__ = ["HOOK", "autorun", "ci_steps", "planted_effect", "planted_in_arguments"]
 
 _ENTRY = re.compile(r"^\s*-?\s*entry:\s*(.+?)\s*$", re.M)
 _NPM_SCRIPTS = ("preinstall", "install", "postinstall", "preprepare", "prepare",
@@ -73,6 +76,8 @@ def autorun(path: str) -> tuple[str, str] | None:
         return "Claude Code runs its hooks' commands on its own at their events", "claude"
     if parts[-2:-1] == [".vscode"] and base == "tasks.json":
         return "VS Code runs a `runOn: folderOpen` task when the folder is opened", "vscode"
+    if _is_ci_config(parts):
+        return "CI runs its steps on the next push, with the repository's secrets", "ci"
     if any(p in (".husky", ".githooks") for p in parts[:-1]) and base not in ("_", "husky.sh") \
             and not base.endswith((".md", ".txt")):
         return HOOK
@@ -161,13 +166,77 @@ def _scan(content: str, language: str, *, cwd: str, where: str,
         return _prefixed(e, where) if e is not None and e.effect.destructive else None
     worst: Effect | None = None
     found = _hook_commands(content) if language == "claude" else \
-        _folder_open_tasks(content) if language == "vscode" else _npm_scripts(content)
+        _folder_open_tasks(content) if language == "vscode" else \
+        ci_steps(content) if language == "ci" else _npm_scripts(content)
     for name, command in found:
         e = shell_effect(command, cwd=cwd)
         if e is not None and e.effect.destructive and (
                 worst is None or SEVERITY.index(e.effect) > SEVERITY.index(worst.effect)):
             worst = _prefixed(e, f"{where} of its `{name}` script")
     return worst
+
+
+_CI_FILES = frozenset({".gitlab-ci.yml", ".gitlab-ci.yaml", "azure-pipelines.yml",
+                       "azure-pipelines.yaml", "bitbucket-pipelines.yml", ".travis.yml",
+                       ".drone.yml", ".woodpecker.yml", "cloudbuild.yaml", "cloudbuild.yml",
+                       "buildspec.yml", "appveyor.yml", ".appveyor.yml"})
+_CI_DIRS = {".github": "workflows", ".circleci": None, ".buildkite": None, ".forgejo":
+            "workflows", ".gitea": "workflows", ".woodpecker": None}
+
+
+def _is_ci_config(parts: list[str]) -> bool:
+    """A CI pipeline definition: ``.github/workflows/*.yml``, ``.gitlab-ci.yml``,
+    ``.circleci/config.yml`` and the like (YAML only)."""
+    base = parts[-1]
+    if base in _CI_FILES:
+        return True
+    if not base.endswith((".yml", ".yaml")):
+        return False
+    for i, part in enumerate(parts[:-1]):
+        if part in _CI_DIRS:
+            sub = _CI_DIRS[part]
+            return sub is None or parts[i + 1:i + 2] == [sub]
+    return False
+
+
+_CI_KEY = re.compile(r"^(\s*)(?:-\s+)?(run|command|commands|script|before_script|after_script|"
+                     r"install|before_install|inlineScript|bash|sh|pwsh)\s*:\s*(.*?)\s*$")
+
+
+def ci_steps(content: str) -> list[tuple[str, str]]:
+    """``(key, command)`` for each shell step of a CI pipeline text (a whole file or an edit's
+    fragment): a ``run:``/``script:``/``command:`` value given inline, as a block scalar
+    (``run: |``) or as a list of lines, read by indentation (no YAML parser: a fragment of an
+    edit need not be a whole document)."""
+    lines = content.splitlines()
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(lines):
+        m = _CI_KEY.match(lines[i])
+        i += 1
+        if not m:
+            continue
+        indent, key, value = len(m.group(1)), m.group(2), m.group(3)
+        if value and value[0] not in "|>" and value != "[]":
+            inline = value.strip("'\"")
+            if inline.startswith("[") and inline.endswith("]"):
+                out += [(key, x.strip().strip("'\"")) for x in inline[1:-1].split(",")]
+            else:
+                out.append((key, inline))
+            continue
+        nxt = next((x.strip() for x in lines[i:] if x.strip()), "")
+        if not value and not nxt.startswith("-"):
+            continue  # a mapping below (CircleCI's `run:` then `command:`): read on
+        body: list[str] = []
+        while i < len(lines) and (not lines[i].strip() or
+                                  len(lines[i]) - len(lines[i].lstrip()) > indent):
+            body.append(lines[i].strip())
+            i += 1
+        if value[:1] in ("|", ">"):
+            out.append((key, "\n".join(body)))
+        else:  # a list of commands
+            out += [(key, x[1:].strip().strip("'\"")) for x in body if x.startswith("-")]
+    return [(k, c) for k, c in out if c]
 
 
 def _npm_scripts(content: str) -> list[tuple[str, str]]:
