@@ -116,9 +116,8 @@ def test_code_planted_where_a_tool_runs_it_is_the_writes_effect(
     ("Write", {"file_path": "app.py", "content": RMTREE}),  # runs only when someone runs it
     ("mcp__fs__write_file", {"path": "conftest.py", "content": "import pytest\n"}),
     ("Bash", {"command": "cat > conftest.py << 'EOF'\nimport pytest\nEOF"}),
-    ("Write", {"file_path": ".claude/settings.json", "content": json.dumps({"hooks": {
-        "PostToolUse": [{"matcher": "Edit", "hooks": [
-            {"type": "command", "command": "npx prettier --write ."}]}]}})}),
+    # (a clean hook in .claude/settings.json is no longer here: any change of the agent's
+    # own settings needs a request, tests/gate/effects/test_agent_control.py)
     ("Write", {"file_path": ".vscode/tasks.json", "content": json.dumps({"tasks": [
         {"label": "clean", "type": "shell", "command": "rm -rf ~/work"},  # only when run
         {"label": "watch", "command": "npm run watch", "runOptions": {"runOn": "folderOpen"}}]})}),
