@@ -80,8 +80,10 @@ from ctxgate.gate.scope.git import (
 )
 from ctxgate.gate.scope.places import (
     _attachments,
+    _mailed_files,
     _patched_places,
     _places,
+    _sent_secrets,
     _sent_sources,
     _shell_places,
 )
@@ -113,6 +115,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _head_back(command, request)
         out += _force_push(command, request)
         out += _places(_sent_sources(command), set(), request, cwd)
+        out += _sent_secrets(_sent_sources(command) + _mailed_files(command), request)
         out += _shell_numbers(command, request)
         out += _discarded_changes(command, request, cwd)
         out += _untracked_losses(command, request, cwd)
@@ -124,6 +127,8 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         deletes = "delete" in verb_action(tool)
         out += _places(paths + _attachments(args), set(paths) if deletes else set(), request,
                        cwd)
+        sends = verb_action(tool) & {"send", "push"}
+        out += _sent_secrets(_attachments(args) + (paths if sends else []), request)
         text = " ".join(_values(args))
         # what a delete binds to: only a call that deletes (a create_branch is no delete)
         out += _unbound(names if deletes else sql, text, _ordered(request))

@@ -134,11 +134,61 @@ def _sent_sources(command: str) -> list[str]:
     return [x for x in out if x]
 
 
+_MAILERS = frozenset({"mail", "mailx", "mutt", "s-nail", "neomutt"})
+
+
+def _mailed_files(command: str) -> list[str]:
+    """Files a command-line mailer attaches (``mail -a FILE``, ``mutt -a F1 F2 --``)."""
+    out: list[str] = []
+    for seg in _segments(command):
+        if seg.program not in _MAILERS:
+            continue
+        args = list(seg.args)
+        for k, x in enumerate(args[:-1]):
+            if x in ("-a", "-A", "--attach"):
+                out.append(args[k + 1])
+            elif x.startswith("--attach="):
+                out.append(x.split("=", 1)[1])
+    return out
+
+
+_SECRET_FILE = re.compile(
+    r"(?i)(?:^|/)(?:\.env(?:\.(?!example$|sample$|template$|dist$)[\w.-]+)?|"
+    r"[\w.-]*\.(?:pem|key|p12|pfx|jks|keystore|kdbx|ppk|asc|gpg)|"
+    r"id_(?:rsa|dsa|ecdsa|ed25519)|credentials(?:\.json|\.ya?ml)?|"
+    r"service[-_]account[\w.-]*\.json|[\w.-]*secrets?\.(?:json|ya?ml|toml|env|txt)|"
+    r"\.netrc|\.pgpass|\.npmrc|\.pypirc|\.htpasswd|\.git-credentials)$|"
+    r"(?:^|/)(?:\.ssh|\.gnupg|\.aws|\.secrets|secrets)/")
+"""A file that holds keys or passwords, by its name or directory (``.env`` but not
+``.env.example``; ``*.pem``, ``id_rsa``, ``credentials.json``, ``secrets/…``)."""
+
+
+def _sent_secrets(files: list[str], request: str) -> list[str]:
+    """Of the files a call sends out, those that look like secrets and that the request does
+    not name ("send the build log to bob" → ``mail -a build.log -a .env``)."""
+    from ctxgate.gate.backends.heads.matching import request_terms
+
+    terms = request_terms(request)
+    out = []
+    for f in dict.fromkeys(files):
+        if not _SECRET_FILE.search(f.strip()) or f.strip().endswith(".pub"):
+            continue  # a public key is meant to be sent
+        base = os.path.basename(f.rstrip("/")) or f
+        if f in request or base in request or _named(base.lstrip(".").split(".")[0], request,
+                                                     terms):
+            continue
+        out.append(f"{f} (a file of keys or passwords, sent with what was asked)")
+    return out
+
+
 _ATTACH_KEY = re.compile(r"attach", re.I)
+_BARE_FILE = re.compile(r"[\w.-]*\.[\w.-]+|[\w.-]+/[\w./-]+")
+"""A relative file name or path given bare (``.env``, ``build.log``, ``logs/app.log``)."""
 
 
 def _attachments(args: Mapping[str, Any]) -> list[str]:
-    """Local paths under attachment arguments of a function call (``attachments``)."""
+    """Local paths under attachment arguments of a function call (``attachments``): paths,
+    and bare file names (``.env``, ``build.log``)."""
     out = []
     for key, value in _pairs(args):
         if not _ATTACH_KEY.search(key):
@@ -146,7 +196,8 @@ def _attachments(args: Mapping[str, Any]) -> list[str]:
         for v in (value if isinstance(value, list) else [value]):
             if isinstance(v, Mapping):
                 v = next((v[k] for k in ("path", "file_path", "filename", "file") if k in v), None)
-            if isinstance(v, str) and re.match(r"^(~|/|\.{1,2}/|\$HOME)", v.strip()):
+            if isinstance(v, str) and (re.match(r"^(~|/|\.{1,2}/|\$HOME)", v.strip()) or
+                                       _BARE_FILE.fullmatch(v.strip())):
                 out.append(v.strip())
     return out
 
