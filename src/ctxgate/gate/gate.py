@@ -405,16 +405,20 @@ class ToolGate:
 
     def _scope(self, call: ToolCall, verdict: Verdict) -> Verdict:
         """An allowed call that looks destructive or external and also acts on what the
-        request never names (:mod:`ctxgate.gate.scope`) becomes ``ask`` (``deny`` when the
-        ask band is off)."""
+        request never names (:mod:`ctxgate.gate.scope`), or any allowed call that installs a
+        package the request does not name, becomes ``ask`` (``deny`` when the ask band is
+        off)."""
         if not self.policy.scope or verdict.code != "allowed" or not verdict.user_request \
-                or verdict.approved or not self._risky(call, verdict):
+                or verdict.approved:
             return verdict
-        from ctxgate.gate.scope import unnamed_targets
+        from ctxgate.gate.scope import unnamed_packages_of, unnamed_targets
 
         try:
-            unnamed = unnamed_targets(call.tool, call.arguments, verdict.user_request,
-                                      cwd=call.cwd or os.getcwd())
+            if self._risky(call, verdict):
+                unnamed = unnamed_targets(call.tool, call.arguments, verdict.user_request,
+                                          cwd=call.cwd or os.getcwd())
+            else:  # an install is not destructive, but it runs the package's code
+                unnamed = unnamed_packages_of(call.tool, call.arguments, verdict.user_request)
         except Exception as exc:  # noqa: BLE001 - a bug here must not let the call through
             unnamed = [f"(the scope check failed: {type(exc).__name__}: {exc})"]
         if not unnamed:

@@ -78,6 +78,7 @@ from ctxgate.gate.scope.git import (
     _unsaid_verbs,
     _untracked_losses,
 )
+from ctxgate.gate.scope.packages import unnamed_packages
 from ctxgate.gate.scope.places import (
     _attachments,
     _mailed_files,
@@ -91,7 +92,7 @@ from ctxgate.gate.scope.quantities import _amounts, _bulk, _numbers
 from ctxgate.gate.scope.recipients import _addresses, _channels, _permissions, _public
 from ctxgate.gate.scope.words import _values
 
-__all__ = ["unnamed_targets"]
+__all__ = ["unnamed_packages_of", "unnamed_targets"]
 
 _PROD = re.compile(r"(?<![a-z0-9])(prod|production)(?![a-z])", re.I)
 
@@ -118,6 +119,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _sent_secrets(_sent_sources(command) + _mailed_files(command), request)
         out += _shell_numbers(command, request)
         out += _discarded_changes(command, request, cwd)
+        out += unnamed_packages(command, request)
         out += _untracked_losses(command, request, cwd)
         text = command
     else:
@@ -146,6 +148,18 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
     if prod and not _PROD.search(request):
         out.append(f"production ({prod.group(0)!r})")
     return list(dict.fromkeys(out))
+
+
+def unnamed_packages_of(tool: str, arguments: Any, request: str) -> list[str]:
+    """Packages a shell call installs that the request does not name, or an index it does
+    not name (:mod:`.packages`). The gate asks this of every shell call, also one it would
+    not call destructive: an install runs the package's code."""
+    if not isinstance(request, str) or not request.strip():
+        return []
+    from ctxgate.gate.backends.heads.gloss import gloss
+
+    command = _shell_command(tool, arguments if isinstance(arguments, Mapping) else {})
+    return unnamed_packages(command, gloss(request)) if command is not None else []
 
 
 def _shell_command(tool: str, args: Mapping[str, Any]) -> str | None:
