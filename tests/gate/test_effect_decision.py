@@ -76,10 +76,13 @@ def test_strong_read_only_needs_no_model_and_no_request():
                                            conversation=[]))
     assert v.allowed and v.code == "read_only_effect" and model.calls == []
     for call in (ToolCall(tool="Read", arguments={"file_path": "~/.ssh/id_rsa"}),
-                 ToolCall(tool="WebFetch", arguments={"url": "https://example.com/?k=v"})):
-        v = decide(ToolGate(model), call)  # a secret, or data leaving: the model judges
+                 ToolCall(tool="WebFetch", arguments={"url": "http://127.0.0.1:8080/x"})):
+        v = decide(ToolGate(model), call)  # a secret, or a GET on this machine: the model
         assert v.code == "destructive_unrequested" and v.effect.needs_model
     assert len(model.calls) == 2
+    v = decide(ToolGate(model), ToolCall(tool="WebFetch", arguments={
+        "url": "https://example.com/?k=v"}))  # a plain page: a read by rule
+    assert v.code == "read_only_effect" and len(model.calls) == 2
 
 
 def test_shell_parser_read_only_still_asks_the_model():
