@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from ctxgate.gate.backends.heads.commands import (
@@ -438,11 +439,18 @@ _HARMFUL_INTENTS = frozenset({"delete", "send", "pay", "push"})
 
 def intent_classes(request: str, call: str) -> tuple[set[str], set[str]]:
     """The :data:`INTENT_CLASSES` the request asks for and the call performs."""
+    asked = {k for k, (r, _c) in INTENT_CLASSES.items() if r.search(request)}
+    return asked, set(_done_classes(call))
+
+
+@lru_cache(maxsize=64)
+def _done_classes(call: str) -> frozenset[str]:
+    """The call's side of :func:`intent_classes`, cached: one decision scores the same call
+    against the request and each of its clauses."""
     spaced = " ".join(" ".join(w.lower() for w in _CAMEL.findall(t)) or t
                       for t in re.split(r"\s+", call))
-    asked = {k for k, (r, _c) in INTENT_CLASSES.items() if r.search(request)}
-    done = {k for k, (_r, c) in INTENT_CLASSES.items() if c.search(call) or c.search(spaced)}
-    return asked, done
+    return frozenset(k for k, (_r, c) in INTENT_CLASSES.items()
+                     if c.search(call) or c.search(spaced))
 _CHANGE_INTENT = re.compile(
     r"\b(creat\w*|add\w*|send\w*|sent|invit\w*|shar\w*|transfer\w*|pay\w*|book\w*|"
     r"order\w*|post\w*|publish\w*|deploy\w*|updat\w*|edit\w*|writ\w*|sav(e|es|ing)\b|"
@@ -464,6 +472,12 @@ def _stems(text: str) -> set[str]:
                 if len(w) >= 2 and w not in _STOP:
                     out.add(w[:5])
     return out
+
+
+@lru_cache(maxsize=64)
+def _call_stems(text: str) -> frozenset[str]:
+    """:func:`_stems` of a call's text or tool name, cached like :func:`_done_classes`."""
+    return frozenset(_stems(text))
 
 
 def call_terms(tool: str, arguments: Any) -> CallTerms:
@@ -493,8 +507,8 @@ def requested_features(request: str, call: str, cosine: float,
     missed = len(terms.objects) - hit
     overlap = hit / len(terms.objects) if terms.objects else 0.0
     harmful = terms.actions & HARMFUL_ACTIONS
-    rw, cw = _stems(request), _stems(call)
-    tw = _stems(tool) if tool and not shell else set()
+    rw, cw = _stems(request), _call_stems(call)
+    tw = _call_stems(tool) if tool and not shell else frozenset()
     intent = 1.0 if _REQ_INTENT.search(request) else 0.0
     change = 1.0 if _CHANGE_INTENT.search(request) or intent else 0.0
     asked, done = intent_classes(request, call)

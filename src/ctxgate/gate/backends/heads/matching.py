@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ctxgate.gate.backends.heads.commands import SHELLS, executed_commands
@@ -369,9 +370,11 @@ def _own_arguments(program: str, argv: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)
 def _is_action(word: str) -> bool:
     """A word that names a changing action (``rm``, ``delete``): not an object. Read words
-    stay (``HEAD`` in ``git reset HEAD~3`` is what is reset)."""
+    stay (``HEAD`` in ``git reset HEAD~3`` is what is reset). Cached: a long script repeats
+    its words."""
     return any(done.match(word) for k, (_said, done) in ACTIONS.items() if k != "read")
 
 
