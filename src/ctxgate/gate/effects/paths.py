@@ -5,8 +5,10 @@ judged by these rules (first match wins):
 
 0. a file that sets what a coding agent is told or may do (:func:`agent_control`: its
    settings and hooks, MCP servers, instruction files such as ``CLAUDE.md``, ctxgate's own
-   configuration and data): :attr:`~EffectClass.LOCAL_IRREVERSIBLE` wherever it is — the
-   change acts in the agent's later sessions, before anyone would restore it;
+   configuration and data), or where packages come from (:func:`package_source`:
+   ``.npmrc``, ``pip.conf``, ``.cargo/config.toml`` …): :attr:`~EffectClass.LOCAL_IRREVERSIBLE`
+   wherever it is — the change acts in later sessions and installs, before anyone would
+   restore it;
 1. a dotfile or dot-directory directly in ``$HOME`` (``~/.bashrc``, ``~/.ssh/*``,
    ``~/.config/...``), or a system directory (``/etc``, ``/usr``, ``/boot``, ...):
    :attr:`~EffectClass.LOCAL_IRREVERSIBLE` — it changes how the machine or the shell behaves;
@@ -54,7 +56,7 @@ from typing import Literal
 
 from ctxgate.gate.effects.model import EffectClass
 
-__all__ = ["Action", "PathEffect", "agent_control", "classify_path", "git_toplevel", "outside_working_tree",
+__all__ = ["Action", "PathEffect", "agent_control", "classify_path", "package_source", "git_toplevel", "outside_working_tree",
            "resolve_path", "temp_dir"]
 
 Action = Literal["overwrite", "edit", "modify", "append", "delete", "create"]
@@ -184,7 +186,7 @@ def classify_path(path: str, action: Action, *, cwd: str,
         return PathEffect(effect=irreversible,
                           evidence=f"{verb} {path}: the path depends on a variable or an "
                                    "input placeholder the gate cannot expand", guess=True)
-    control = agent_control(full)
+    control = agent_control(full) or package_source(full)
     if control is not None:
         return PathEffect(effect=irreversible, evidence=f"{verb} {path}: {control}")
     dot = _home_dotfile(full)
@@ -292,6 +294,29 @@ def agent_control(full: str) -> str | None:
         return f"{base} holds {_AGENT_FILES[base]}: a change there steers later sessions"
     if base in _AGENT_DIRS:
         return f"{base} holds {_AGENT_DIRS[base]}"
+    return None
+
+
+_PACKAGE_SOURCES = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", "pip.conf", "pip.ini",
+                              "uv.toml", "poetry.toml", "bunfig.toml", ".condarc", ".pypirc",
+                              ".bazelrc", "gradle.properties", "settings.xml"})
+"""Files that say where packages come from and with which credentials (npm, Yarn, pip, uv,
+Poetry, Bun, conda, PyPI uploads, Bazel, Gradle, Maven)."""
+
+
+def package_source(full: str) -> str | None:
+    """Why a change of ``full`` (a resolved path) changes where later installs and builds
+    fetch code from, or ``None``: a package manager's registry, index or credentials file,
+    Cargo's ``.cargo/config.toml`` (registries, a ``runner`` every ``cargo run`` uses).
+    ``settings.xml`` counts only under ``.m2/`` or ``.mvn/``."""
+    parts = full.split(os.sep)
+    base = parts[-1]
+    if base == "settings.xml" and not {".m2", ".mvn"} & set(parts[:-1]):
+        return None
+    if base in _PACKAGE_SOURCES or (parts[-2:-1] == [".cargo"] and
+                                    base in ("config", "config.toml")):
+        return f"{base} sets where packages and builds fetch code from: a change there " \
+               "serves every later install"
     return None
 
 
