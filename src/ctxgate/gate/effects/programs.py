@@ -1319,11 +1319,32 @@ def gate_control(a, seg) -> None:
         a.add(IRREVERSIBLE, f"`{m.group(0)}` {what}")
 
 
+_SOURCE_CHANGES = re.compile(
+    r"^(?:poetry source add|go env -w (?:GOPROXY|GONOSUMDB|GONOSUMCHECK|GOPRIVATE|GOINSECURE|"
+    r"GOFLAGS|GONOPROXY)=|conda config (?:--add|--prepend|--append) channels|"
+    r"gem sources (?:--add|-a)|bundle config (?:set )?(?:--global )?mirror\.|"
+    r"pdm config (?:pypi\.url|pypi\.\S+\.url)|uv add --index|pnpm config set registry|"
+    r"bun config set registry)\b")
+"""Commands that change where later installs fetch packages from (the ``config set
+registry`` forms of npm, pip and yarn write dotfiles, which the path rules judge)."""
+
+
+def package_source_change(a, seg) -> None:
+    """``poetry source add NAME URL``, ``go env -w GOPROXY=…`` and the like: every later
+    install fetches from what they name. Irreversible, as a write of ``.npmrc`` is."""
+    m = _SOURCE_CHANGES.match(" ".join([seg.program, *seg.args]))
+    if m:
+        a.add(IRREVERSIBLE, f"`{m.group(0).strip()}` changes where packages are fetched from "
+                            "for every later install")
+
+
 def whole_command_rules(a, seg) -> None:
     """The rules that read a command whole, wherever its program is reached from (``python
-    -m``, ``npx``, ``bundle exec``, a local script): :func:`schema_drop`, :func:`gate_control`."""
+    -m``, ``npx``, ``bundle exec``, a local script): :func:`schema_drop`, :func:`gate_control`,
+    :func:`package_source_change`."""
     schema_drop(a, seg)
     gate_control(a, seg)
+    package_source_change(a, seg)
 
 
 def remote_source(a, seg) -> None:
