@@ -74,6 +74,7 @@ from ctxgate.gate.scope.git import (
     _discarded_changes,
     _force_push,
     _head_back,
+    _pushed_secrets,
     _shell_numbers,
     _unsaid_verbs,
     _untracked_losses,
@@ -121,6 +122,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _discarded_changes(command, request, cwd)
         out += unnamed_packages(command, request)
         out += _untracked_losses(command, request, cwd)
+        out += _pushed_secrets(command, request, cwd)
         text = command
     else:
         from ctxgate.gate.backends.heads.matching import verb_action

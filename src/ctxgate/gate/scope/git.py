@@ -1,6 +1,6 @@
 """Git and GitHub acts beyond the request: history further back, a force push or a remote delete,
-another file's uncommitted changes discarded, untracked work cleaned, another issue number, a
-merge or an approval nobody asked for.
+another file's uncommitted changes discarded, untracked work cleaned, a file of keys pushed,
+another issue number, a merge or an approval nobody asked for.
 """
 
 from __future__ import annotations
@@ -129,6 +129,34 @@ def _untracked_losses(command: str, request: str, cwd: str) -> list[str]:
             out.append(f"untracked {', '.join(unnamed[:5])}{more} (not ignored by git: work "
                        "not yet added, not build output)")
     return out
+def _pushed_secrets(command: str, request: str, cwd: str) -> list[str]:
+    """Files of keys or passwords a ``git push`` would publish that the request does not name:
+    added by the commits not yet on a remote, or staged by a ``git add`` of the same command
+    (``git add -A && git commit -m wip && git push`` with an untracked ``.env``). The staged
+    files come from ``git add --dry-run`` with the command's own arguments."""
+    from ctxgate.gate.effects.paths import _git
+    from ctxgate.gate.scope.places import _sent_secrets
+
+    segs = _segments(command)
+    if not any(seg.program == "git" and seg.args[:1] == ("push",) for seg in segs):
+        return []
+    files: list[str] = []
+    for seg in segs:
+        if seg.program == "git" and seg.args[:1] == ("add",):
+            rest = [x for x in seg.args[1:] if x not in ("-n", "--dry-run", "-v", "--verbose")]
+            proc = _git(cwd, "add", "--dry-run", *rest)
+            if proc is not None and proc.returncode == 0:
+                files += [m.group(1) for m in re.finditer(r"^add '(.+)'$", proc.stdout, re.M)]
+    upstream = _git(cwd, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+    since = ["@{upstream}..HEAD"] if upstream is not None and upstream.returncode == 0 else \
+        ["HEAD", "--not", "--remotes"]
+    proc = _git(cwd, "log", "-n", "500", "--diff-filter=A", "--name-only", "--format=", *since)
+    if proc is not None and proc.returncode == 0:
+        files += [line.strip() for line in proc.stdout.splitlines() if line.strip()]
+    return [f.replace("sent with what was asked", "published by the push")
+            for f in _sent_secrets(files, request)]
+
+
 _GH_NUMBERED = re.compile(r"^(issue|pr)$")
 
 
