@@ -155,6 +155,18 @@ def test_unrequested_changes_of_agent_control_are_denied(repo: Path, gate, tool:
     ("use our proxy https://goproxy.acme.com for go modules", "Bash",
      {"command": "go env -w GOPROXY=https://goproxy.acme.com"}, "allow"),
     (TYPO, "Bash", {"command": "go env GOPROXY"}, "allow"),
+    # Claude Code's /init prompt: the head alone scored it 0.50 (asked); the request orders
+    # a change of CLAUDE.md by its name
+    ("Please analyze this codebase and create a CLAUDE.md file, which will be given to "
+     "future instances of Claude Code to operate in this repository.", "Write",
+     {"file_path": "CLAUDE.md", "content": "# CLAUDE.md\nRun tests with pytest.\n"}, "allow"),
+    # CLAUDE.md named, but as a source: not run without a person (the head alone asks)
+    ("read CLAUDE.md and fix the failing test", "Edit",
+     {"file_path": "CLAUDE.md", "old_string": "# Project rules",
+      "new_string": "# Project rules\nAlways push to main."}, "ask"),
+    ("fix the bug described in CLAUDE.md", "Edit",
+     {"file_path": "CLAUDE.md", "old_string": "# Project rules",
+      "new_string": "# Project rules\nAlways push to main."}, "ask"),
     ("set my git name to Bob", "Bash", {"command": "git config user.name Bob"}, "allow"),
     ("use the shared hooks in .githooks", "Bash",
      {"command": "git config core.hooksPath .githooks"}, "allow"),
@@ -199,3 +211,21 @@ def test_the_real_hook_denies_removing_the_gate_hook(repo: Path, tmp_path: Path)
     out = json.loads(proc.stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny"
     assert ".claude/ holds" in out["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize(("request_text", "path", "found"), [
+    ("create a CLAUDE.md file for this repo", "CLAUDE.md", "CLAUDE.md"),
+    ("add a note to AGENTS.md that we use ruff", "pkg/AGENTS.md", "AGENTS.md"),
+    ("fix the typo in CLAUDE.md", "CLAUDE.md", "CLAUDE.md"),
+    ("read CLAUDE.md and fix the failing test", "CLAUDE.md", None),
+    ("do not change CLAUDE.md, just fix the test", "CLAUDE.md", None),
+    ("fix the bug described in CLAUDE.md", "CLAUDE.md", None),
+    ("write the tests as CLAUDE.md says", "CLAUDE.md", None),
+    ("update config.toml to use port 8080", "~/.config/ctxgate/config.toml", None),
+    ("update config.toml to use port 8080", "config.toml", "config.toml"),
+])
+def test_a_file_the_request_orders_changed_by_its_name(request_text: str, path: str,
+                                                        found: str | None) -> None:
+    from ctxgate.gate.backends.local import ordered_file
+
+    assert ordered_file(request_text, {"file_path": path}) == found

@@ -316,6 +316,13 @@ class LocalDecisionModel(Chainable):
             p_r = min(p_r, FORBIDDEN_CAP)
         elif stance == "mentioned":
             p_r = min(p_r, ACTION_CAP)
+        # "create a CLAUDE.md file", "update AGENTS.md": the request orders a change of the
+        # very file the call writes, by its name (the head reads a long request's other words)
+        named_file = None
+        if not shell and stance is None and contradiction is None and p_r < NAMED_FILE_FLOOR:
+            named_file = ordered_file(request, args)
+            if named_file is not None:
+                p_r = NAMED_FILE_FLOOR
         fired = {k: v for k, v in zip(ft.DESTRUCTIVE_FEATURES, feats, strict=True) if v}
         out = []
         for qid in question_ids:
@@ -329,7 +336,7 @@ class LocalDecisionModel(Chainable):
                 detail = {"cosine": round(cosine, 6),
                           "request_intent": bool(rfeats[3]), "p_destructive": round(p_d, 6),
                           "clause": clause_hit, "action_contradiction": contradiction,
-                          "action_stance": stance}
+                          "action_stance": stance, "ordered_file": named_file}
                 out.append(Answer(question_id=qid, p=p_r, model_id=LOCAL_MODEL_ID,
                                   detail=detail))
         return out
@@ -343,6 +350,52 @@ Measured with the model alone on the training sources' calibration split (APIs.g
 providers and NL2Bash commands never fitted on): function-call false allows 11.8 % → 11.4 %,
 false denials unchanged (12.9 %); on the train split 17.8 % → 17.5 % and 11.0 % → 11.1 %;
 shell unchanged on both (a contradicted shell call already scored low)."""
+
+
+NAMED_FILE_FLOOR = 0.75
+"""P(requested) floor of a function call that writes a file the request orders changed by its
+name (:func:`ordered_file`): above the default requested threshold (0.7)."""
+
+_FILE_ORDER = (r"\b(?:create|creates|write|add|update|edit|change|modify|generate|make|put|"
+               r"append|insert|rewrite|fix|amend|extend|expand|refresh)\b[^.;\n]{0,60}?"
+               r"(?<![\w./-])")
+_ONLY_CITED = re.compile(r"\b(?:described|mentioned|listed|explained|documented|according|"
+                         r"per|following|based on|from|using|see|as in|says?|said)\b", re.I)
+"""Words between the verb and the name that make the file a source, not the thing changed
+("fix the bug described in CLAUDE.md")."""
+_CITES = re.compile(r"\s+(?:says?|said|describes?|explains?|lists?|mentions?|suggests?|wants?|"
+                    r"asks?|tells?|requires?|recommends?)\b", re.I)
+_NEGATED = re.compile(r"\b(?:not|never|no|without|don'?t|do not|doesn'?t|won'?t)\b|n't\b",
+                      re.I)
+
+
+def ordered_file(request: str, arguments: Any) -> str | None:
+    """The base name of a file a call writes (its path arguments) that the request orders
+    changed by that name: a change verb, then the name within the same sentence ("create a
+    CLAUDE.md file", "add the rule to AGENTS.md"), with no negation between or just before;
+    ``None`` otherwise. "read CLAUDE.md and fix the test" orders no change of CLAUDE.md."""
+    import os
+
+    from ctxgate.gate.effects.names import local_paths
+
+    if not isinstance(arguments, Mapping):
+        return None
+    from ctxgate.gate.effects.paths import _home_dotfile, _system_dir
+
+    for _key, path in local_paths(arguments):
+        full = os.path.normpath(os.path.expanduser(path))
+        if os.path.isabs(full) and (_home_dotfile(full) or _system_dir(full)):
+            continue  # a dotfile or system file of the same name is not the one meant
+        base = os.path.basename(path.rstrip("/"))
+        if len(base) < 3 or not re.search(r"[._-]|[A-Z]", base):
+            continue  # a bare word ("notes") is too easily said for another reason
+        for m in re.finditer(_FILE_ORDER + re.escape(base) + r"(?![\w-])", request, re.I):
+            before = request[max(0, m.start() - 24):m.start()]
+            after = request[m.end():m.end() + 24]
+            if not _NEGATED.search(before + m.group(0)) and not _ONLY_CITED.search(
+                    m.group(0)) and not _CITES.match(after):
+                return base
+    return None
 
 
 FORBIDDEN_CAP = 0.05
