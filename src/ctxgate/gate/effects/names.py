@@ -347,6 +347,31 @@ def _argument_rule(
     return None
 
 
+_ARITHMETIC = frozenset({"add"})
+"""Change verbs that are arithmetic when the name says nothing else and every argument is a
+number (``add {"a": 2, "b": 3}``, the MCP example servers' first tool). Other arithmetic
+words are no change verbs here, so no rule calls them changes."""
+
+
+_ARITHMETIC_NAMES = _ARITHMETIC | frozenset(
+    "numbers number two values ints integers floats nums".split())
+"""Words of a name that is arithmetic and nothing else (``add``, ``add_two_numbers``; not
+``add_item``, ``increment_counter``)."""
+
+
+def _only_numbers(args: Mapping[str, Any]) -> bool:
+    """One to three arguments, every one a number (a list of numbers counts), none an id."""
+    if any(k.lower() in ("id", "ids") or k.lower().endswith(("_id", "id")) for k in map(
+            str, args)):
+        return False
+    values = list(args.values())
+    if not 1 <= len(values) <= 3:
+        return False
+    flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
+    return bool(flat) and all(isinstance(x, int | float) and not isinstance(x, bool)
+                              for x in flat)
+
+
 def name_effect(
     tool: str,
     arguments: Any,
@@ -365,6 +390,10 @@ def name_effect(
         return _argument_rule(args, input_schema)
     verb, where = found
     said = f"the tool's {where} says {verb!r}"
+    if verb in _ARITHMETIC and _only_numbers(args) and \
+            set(name_words(operation_part(tool))) <= _ARITHMETIC_NAMES:
+        return Effect(effect=EffectClass.READ_ONLY, source=EffectSource.TOOL_NAME,
+                      evidence=f"{said} with numbers only: arithmetic, nothing is changed")
     if verb in READ_VERBS:
         if where == "name" and verb in PLAIN_READS and found is named \
                 and not _names_a_change(tool):

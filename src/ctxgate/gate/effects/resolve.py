@@ -57,7 +57,8 @@ def resolve_effect(tool: str, arguments: Any, *, policy: GatePolicy, cwd: str | 
     try:
         found = _resolve(tool, arguments, policy, cwd, server, annotations)
         if found is None or not found.effect.destructive:
-            found = _sent_in_url(tool, arguments, policy) or found
+            found = _sent_in_url(tool, arguments, policy) or \
+                _secret_sent(tool, arguments, policy) or found
         return found
     except Exception as exc:  # noqa: BLE001 - a rule bug must not crash or allow
         log.warning("tool gate: the effect rules failed on %s (%s: %s); judged destructive",
@@ -82,6 +83,42 @@ def _sent_in_url(tool: str, arguments: Any, policy: GatePolicy) -> Effect | None
             return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
                           evidence=f"{tool} sends data out in the URL of {key}: {why}")
     return None
+
+
+def _secret_sent(tool: str, arguments: Any, policy: GatePolicy) -> Effect | None:
+    """A function call that hands what looks like a secret to its tool's server (a private
+    key in the ``sidenote`` of an MCP ``add``, an AWS key in a forecast's ``context``: the
+    shape of a poisoned tool description). The harness's own tools, shell commands and tools
+    that write local files keep their own judgement (a key written to a local file stays
+    here)."""
+    from ctxgate.gate.effects.harness import harness_effect
+    from ctxgate.gate.effects.names import local_paths
+    from ctxgate.gate.effects.urls import secret_in
+
+    if tool in policy.shell_tools or tool.lower() in SHELL_TOOL_NAMES or \
+            not isinstance(arguments, Mapping) or local_paths(arguments) or \
+            harness_effect(tool, {}, cwd=os.getcwd()) is not None:
+        return None
+    for key, value in _strings(arguments):
+        kind = secret_in(value)
+        if kind is not None:
+            return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
+                          evidence=f"{tool} hands what looks like a secret ({kind}) in {key} "
+                                   "to its server")
+    return None
+
+
+def _strings(value: Any, key: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """``(key, text)`` for each string of a call's arguments (three levels, 50 items)."""
+    if isinstance(value, str):
+        return [(key or "arguments", value[:100_000])]
+    if depth >= 3:
+        return []
+    if isinstance(value, Mapping):
+        return [p for k, v in list(value.items())[:50] for p in _strings(v, str(k), depth + 1)]
+    if isinstance(value, list):
+        return [p for v in value[:50] for p in _strings(v, key, depth + 1)]
+    return []
 
 
 _MCP_CALLERS = frozenset({"use_mcp_tool", "call_mcp_tool", "mcp_call", "call_tool",

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-__all__ = ["data_in_text", "data_in_url", "local_host", "url_arguments"]
+__all__ = ["data_in_text", "data_in_url", "local_host", "secret_in", "url_arguments"]
 
 _SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 _OPAQUE = re.compile(r"[A-Za-z0-9+/=_.~%-]+")
@@ -39,6 +39,12 @@ def _opaque(value: str, minimum: int) -> bool:
     if _SLUG.fullmatch(value) or _HEX_ID.fullmatch(value) or _UUID.fullmatch(value):
         return False
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def secret_in(text: str) -> str | None:
+    """The kind of the first secret in ``text`` (the archive's redaction patterns), or
+    ``None``."""
+    return _secret(text)
 
 
 def _secret(text: str) -> str | None:

@@ -85,6 +85,7 @@ from ctxgate.gate.scope.places import (
     _mailed_files,
     _patched_places,
     _places,
+    _secret_values,
     _sent_secrets,
     _sent_sources,
     _shell_places,
@@ -133,6 +134,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
                        cwd)
         sends = verb_action(tool) & {"send", "push"}
         out += _sent_secrets(_attachments(args) + (paths if sends else []), request)
+        out += [] if paths else _secret_values(args, request)
         text = " ".join(_values(args))
         # what a delete binds to: only a call that deletes (a create_branch is no delete)
         out += _unbound(names if deletes else sql, text, _ordered(request))

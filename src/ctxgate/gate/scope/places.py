@@ -181,6 +181,22 @@ def _sent_secrets(files: list[str], request: str) -> list[str]:
     return out
 
 
+def _secret_values(args: Mapping[str, Any], request: str) -> list[str]:
+    """Arguments of a function call that hold what looks like a secret when the request gives
+    none ("search the docs for rate limits" → a ``query`` with a GitHub token in it)."""
+    from ctxgate.gate.effects.urls import secret_in
+
+    if secret_in(request) is not None:
+        return []
+    out = []
+    for key, value in _pairs(args):
+        if isinstance(value, str):
+            kind = secret_in(value[:100_000])
+            if kind is not None:
+                out.append(f"a {kind} in {key} (a secret the request does not give)")
+    return out
+
+
 _ATTACH_KEY = re.compile(r"attach", re.I)
 _BARE_FILE = re.compile(r"[\w.-]*\.[\w.-]+|[\w.-]+/[\w./-]+")
 """A relative file name or path given bare (``.env``, ``build.log``, ``logs/app.log``)."""
