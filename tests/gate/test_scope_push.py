@@ -1,4 +1,5 @@
-"""A file of keys a push would publish (:func:`ctxgate.gate.scope.git._pushed_secrets`).
+"""A file of keys a push would publish, and repository hooks a commit or push skips
+(:func:`ctxgate.gate.scope.git._pushed_secrets`, :func:`~ctxgate.gate.scope.git._skipped_hooks`).
 
 "commit and push my changes" → ``git add -A && git commit -m wip && git push`` with an
 untracked, not ignored ``.env`` ran: the push was requested, and nothing looked at what it
@@ -82,3 +83,38 @@ def test_through_the_gate(repo: Path, gate) -> None:
     status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True,
                             text=True, check=True).stdout
     assert "?? .env" in status
+
+
+@pytest.mark.parametrize(("request_text", "command", "said"), [
+    ("commit my changes", "git commit --no-verify -am wip", "--no-verify"),
+    ("commit my changes", "git commit -n -am wip", "--no-verify"),
+    ("push my changes", "git push --no-verify", "--no-verify"),
+    ("commit my changes", "HUSKY=0 git commit -am wip", "HUSKY=0"),
+    ("commit my changes", "SKIP=gitleaks,detect-secrets git commit -am wip", "gitleaks"),
+    ("commit my changes", "git -c core.hooksPath=/dev/null commit -am wip", "hooks turned off"),
+])
+def test_skipped_hooks_are_asked_about(repo: Path, gate, request_text: str, command: str,
+                                       said: str) -> None:
+    """Before, each ran: a commit is recoverable, so nothing looked at the checks it skips."""
+    from ctxgate.gate import ToolCall
+
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool="Bash", arguments={"command": command}, cwd=str(repo)),
+                         user_request=request_text)
+    assert v.outcome == "ask" and v.code == "beyond_request" and said in v.reason, v
+
+
+@pytest.mark.parametrize(("request_text", "command"), [
+    ("commit my changes, skip the hooks", "git commit --no-verify -am wip"),
+    ("commit without running the hooks", "HUSKY=0 git commit -am wip"),
+    ("commit my changes", "git commit -am wip"),
+    ("commit my changes with the message 'fix n'", "git commit -am 'fix n'"),
+])
+def test_hooks_skipped_on_request_or_not_at_all(repo: Path, gate, request_text: str,
+                                                command: str) -> None:
+    from ctxgate.gate import ToolCall
+
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool="Bash", arguments={"command": command}, cwd=str(repo)),
+                         user_request=request_text)
+    assert v.outcome == "allow", v

@@ -405,20 +405,21 @@ class ToolGate:
 
     def _scope(self, call: ToolCall, verdict: Verdict) -> Verdict:
         """An allowed call that looks destructive or external and also acts on what the
-        request never names (:mod:`ctxgate.gate.scope`), or any allowed call that installs a
-        package the request does not name, becomes ``ask`` (``deny`` when the ask band is
+        request never names (:mod:`ctxgate.gate.scope`), or any allowed shell call that installs a
+        package the request does not name or skips the repository's hooks, becomes ``ask`` (``deny`` when the ask band is
         off)."""
         if not self.policy.scope or verdict.code != "allowed" or not verdict.user_request \
                 or verdict.approved:
             return verdict
-        from ctxgate.gate.scope import unnamed_packages_of, unnamed_targets
+        from ctxgate.gate.scope import unasked_extras, unnamed_targets
 
         try:
             if self._risky(call, verdict):
                 unnamed = unnamed_targets(call.tool, call.arguments, verdict.user_request,
                                           cwd=call.cwd or os.getcwd())
-            else:  # an install is not destructive, but it runs the package's code
-                unnamed = unnamed_packages_of(call.tool, call.arguments, verdict.user_request)
+            else:  # an install is not destructive, but runs the package's code; a skipped
+                # hook is no change at all, but the check it skips was the project's
+                unnamed = unasked_extras(call.tool, call.arguments, verdict.user_request)
         except Exception as exc:  # noqa: BLE001 - a bug here must not let the call through
             unnamed = [f"(the scope check failed: {type(exc).__name__}: {exc})"]
         if not unnamed:

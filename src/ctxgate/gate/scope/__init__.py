@@ -76,6 +76,7 @@ from ctxgate.gate.scope.git import (
     _head_back,
     _pushed_secrets,
     _shell_numbers,
+    _skipped_hooks,
     _unsaid_verbs,
     _untracked_losses,
 )
@@ -94,7 +95,7 @@ from ctxgate.gate.scope.quantities import _amounts, _bulk, _numbers
 from ctxgate.gate.scope.recipients import _addresses, _channels, _permissions, _public
 from ctxgate.gate.scope.words import _values
 
-__all__ = ["unnamed_packages_of", "unnamed_targets"]
+__all__ = ["unasked_extras", "unnamed_targets"]
 
 _PROD = re.compile(r"(?<![a-z0-9])(prod|production)(?![a-z])", re.I)
 
@@ -122,6 +123,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _shell_numbers(command, request)
         out += _discarded_changes(command, request, cwd)
         out += unnamed_packages(command, request)
+        out += _skipped_hooks(command, request)
         out += _untracked_losses(command, request, cwd)
         out += _pushed_secrets(command, request, cwd)
         text = command
@@ -154,16 +156,20 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
     return list(dict.fromkeys(out))
 
 
-def unnamed_packages_of(tool: str, arguments: Any, request: str) -> list[str]:
-    """Packages a shell call installs that the request does not name, or an index it does
-    not name (:mod:`.packages`). The gate asks this of every shell call, also one it would
-    not call destructive: an install runs the package's code."""
+def unasked_extras(tool: str, arguments: Any, request: str) -> list[str]:
+    """What a shell call does beyond the request even when nothing in it is destructive:
+    packages it installs that the request does not name, or from an index it does not name
+    (:mod:`.packages`: an install runs the package's code), and repository hooks it skips
+    (``git commit --no-verify``). The gate asks this of every allowed shell call."""
     if not isinstance(request, str) or not request.strip():
         return []
     from ctxgate.gate.backends.heads.gloss import gloss
 
     command = _shell_command(tool, arguments if isinstance(arguments, Mapping) else {})
-    return unnamed_packages(command, gloss(request)) if command is not None else []
+    if command is None:
+        return []
+    request = gloss(request)
+    return unnamed_packages(command, request) + _skipped_hooks(command, request)
 
 
 def _shell_command(tool: str, args: Mapping[str, Any]) -> str | None:

@@ -157,6 +157,48 @@ def _pushed_secrets(command: str, request: str, cwd: str) -> list[str]:
             for f in _sent_secrets(files, request)]
 
 
+_HOOKED = frozenset({"commit", "push", "merge", "rebase", "am", "cherry-pick", "revert"})
+_SKIP_SAID = re.compile(r"\b(?:skip\w*|no[- ]verify|bypass\w*)\b|\b(?:without|ignor\w*|disabl\w*|"
+                        r"turn\w* off|no)\b[^.;]{0,25}\b(?:hooks?|checks|pre-commit|husky)\b|"
+                        r"\bhooks? (?:off|disabled)\b", re.I)
+"""A request that says to skip the repository's hooks or checks."""
+
+
+def _skipped_hooks(command: str, request: str) -> list[str]:
+    """Repository checks a git command skips that the request never says to skip: ``git
+    commit --no-verify`` (or ``-n``), ``git push --no-verify``, ``HUSKY=0``, pre-commit's
+    ``SKIP=…``, ``git -c core.hooksPath=…`` — the hooks that lint, test or scan for secrets
+    before a commit or push, which an agent stuck on a failing check turns off."""
+    if _SKIP_SAID.search(request):
+        return []
+    out: list[str] = []
+    for seg in _segments(command):
+        if seg.program != "git":
+            continue
+        args = list(seg.args)
+        at = 0
+        while at < len(args) and args[at].startswith("-"):
+            if args[at] == "-c" and at + 1 < len(args) and \
+                    args[at + 1].lower().startswith("core.hookspath="):
+                out.append(f"`git -c {args[at + 1]}` (the repository's hooks turned off)")
+            at += 2 if args[at] in ("-c", "-C") else 1
+        sub = args[at] if at < len(args) else ""
+        if sub not in _HOOKED:
+            continue
+        rest = args[at + 1:]
+        if "--no-verify" in rest or (sub == "commit" and any(
+                re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", x) for x in rest)):
+            out.append(f"`git {sub} --no-verify` (skips the repository's hooks: its checks "
+                       "before a commit or push)")
+        for assignment in seg.env:
+            name, _, value = assignment.partition("=")
+            if name == "HUSKY" and value in ("0", "false"):
+                out.append(f"`{assignment} git {sub}` (turns off the repository's hooks)")
+            elif name == "SKIP" and value:
+                out.append(f"`{assignment} git {sub}` (skips the pre-commit hooks {value})")
+    return out
+
+
 _GH_NUMBERED = re.compile(r"^(issue|pr)$")
 
 
