@@ -160,6 +160,9 @@ def test_unrequested_changes_of_agent_control_are_denied(repo: Path, gate, tool:
     ("Please analyze this codebase and create a CLAUDE.md file, which will be given to "
      "future instances of Claude Code to operate in this repository.", "Write",
      {"file_path": "CLAUDE.md", "content": "# CLAUDE.md\nRun tests with pytest.\n"}, "allow"),
+    ("remember that we use ruff for linting", "Edit",
+     {"file_path": "CLAUDE.md", "old_string": "# Project rules",
+      "new_string": "# Project rules\nWe use ruff."}, "allow"),
     # CLAUDE.md named, but as a source: not run without a person (the head alone asks)
     ("read CLAUDE.md and fix the failing test", "Edit",
      {"file_path": "CLAUDE.md", "old_string": "# Project rules",
@@ -223,6 +226,14 @@ def test_the_real_hook_denies_removing_the_gate_hook(repo: Path, tmp_path: Path)
     ("write the tests as CLAUDE.md says", "CLAUDE.md", None),
     ("update config.toml to use port 8080", "~/.config/ctxgate/config.toml", None),
     ("update config.toml to use port 8080", "config.toml", "config.toml"),
+    # by what it is, not by name
+    ("remember that we use ruff for linting", "CLAUDE.md", "CLAUDE.md"),
+    ("update the agent instructions with the new test command", "AGENTS.md", "AGENTS.md"),
+    ("read the project rules and fix the test", "CLAUDE.md", None),
+    ("fix the test according to the project rules", "CLAUDE.md", None),
+    ("don't remember this", "CLAUDE.md", None),
+    ("configure the github MCP server for this project", ".mcp.json", ".mcp.json"),
+    ("what does the github MCP server do?", ".mcp.json", None),
 ])
 def test_a_file_the_request_orders_changed_by_its_name(request_text: str, path: str,
                                                         found: str | None) -> None:

@@ -369,11 +369,28 @@ _NEGATED = re.compile(r"\b(?:not|never|no|without|don'?t|do not|doesn'?t|won'?t)
                       re.I)
 
 
+_INSTRUCTIONS = re.compile(
+    r"\b(?:remember|memori[sz]e|note down)\b|" + _FILE_ORDER.replace("(?<![\\w./-])", "") +
+    r"\b(?:(?:agent'?s?|project|your) (?:instructions|rules|memory|guidelines)|"
+    r"instructions? file|memory file)\b", re.I)
+_MCP_SETUP = re.compile(r"\b(?:add|configure|set ?up|install|enable|register|remove|disable)\b"
+                        r"[^.;\n]{0,40}\bmcp\b", re.I)
+_SAID_AS: dict[str, re.Pattern[str]] = {
+    **dict.fromkeys(("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md", "GEMINI.md",
+                     ".cursorrules", ".windsurfrules"), _INSTRUCTIONS),
+    ".mcp.json": _MCP_SETUP,
+}
+"""Files a request names by what they are rather than by name: the agent's instruction file
+("remember that we use ruff", "update the agent instructions"), the project's MCP servers
+("configure the github MCP server")."""
+
+
 def ordered_file(request: str, arguments: Any) -> str | None:
     """The base name of a file a call writes (its path arguments) that the request orders
     changed by that name: a change verb, then the name within the same sentence ("create a
-    CLAUDE.md file", "add the rule to AGENTS.md"), with no negation between or just before;
-    ``None`` otherwise. "read CLAUDE.md and fix the test" orders no change of CLAUDE.md."""
+    CLAUDE.md file", "add the rule to AGENTS.md"), with no negation between or just before,
+    or by what it is (:data:`_SAID_AS`); ``None`` otherwise. "read CLAUDE.md and fix the test"
+    orders no change of CLAUDE.md."""
     import os
 
     from ctxgate.gate.effects.names import local_paths
@@ -389,6 +406,12 @@ def ordered_file(request: str, arguments: Any) -> str | None:
         base = os.path.basename(path.rstrip("/"))
         if len(base) < 3 or not re.search(r"[._-]|[A-Z]", base):
             continue  # a bare word ("notes") is too easily said for another reason
+        said = _SAID_AS.get(base)
+        if said is not None:  # the file by what it is: "remember that …", "the MCP server"
+            m = said.search(request)
+            if m and not _NEGATED.search(request[max(0, m.start() - 24):m.end()]) and \
+                    not _ONLY_CITED.search(m.group(0)):
+                return base
         for m in re.finditer(_FILE_ORDER + re.escape(base) + r"(?![\w-])", request, re.I):
             before = request[max(0, m.start() - 24):m.start()]
             after = request[m.end():m.end() + 24]
