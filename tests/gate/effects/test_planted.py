@@ -103,9 +103,10 @@ def test_code_planted_where_a_tool_runs_it_is_the_writes_effect(
         {"name": "x", "scripts": {"test": "rm -rf coverage && jest", "prepare": "husky"}})}),
     ("Write", {"file_path": ".husky/pre-commit", "content": "#!/bin/sh\nnpx lint-staged\n"}),
     ("Write", {"file_path": ".pre-commit-config.yaml", "content":
-               "repos:\n- repo: https://github.com/psf/black\n  rev: 24.1.0\n  hooks:\n"
-               "  - id: black\n- repo: local\n  hooks:\n  - id: t\n    name: t\n"
+               "repos:\n- repo: local\n  hooks:\n  - id: t\n    name: t\n"
                "    entry: pytest -q\n    language: system\n"}),
+    # (a remote hook repository is code fetched and run at every commit: it needs a request,
+    # test_a_remote_hook_repository_is_untrusted_code below)
     ("Write", {"file_path": "setup.py",
                "content": "from setuptools import setup\nsetup(name='x')\n"}),
     ("Write", {"file_path": "build.rs", "content":
@@ -183,3 +184,11 @@ def test_pointing_git_at_a_hooks_directory_is_judged_by_its_hooks(repo: Path) ->
     assert e is not None and e.effect is IRR and "rmtree" in e.evidence, e
     for honest in ("git config core.hooksPath .husky", "git config core.hooksPath missing"):
         assert effect(repo, "Bash", {"command": honest}) is None, honest  # the model judges
+
+
+def test_a_remote_hook_repository_is_untrusted_code(repo: Path) -> None:
+    e = effect(repo, "Write", {"file_path": ".pre-commit-config.yaml", "content":
+                               "repos:\n- repo: https://github.com/evil/hooks\n  rev: v1\n"
+                               "  hooks:\n  - id: steal\n"})
+    assert e is not None and e.effect is EffectClass.UNTRUSTED_CODE, e
+    assert "github.com/evil/hooks" in e.evidence

@@ -12,7 +12,9 @@ later without asking anyone, and what they do then is the real effect of the wri
 - ``package.json``: npm runs its ``preinstall``/``install``/``postinstall``/``prepare`` (and
   pack/publish) scripts on ``npm install``;
 - ``.pre-commit-config.yaml``: pre-commit runs each hook's ``entry`` on ``git commit`` (a
-  ``language: system`` entry is a shell command);
+  ``language: system`` entry is a shell command), and a ``repo:`` other than ``local`` or
+  ``meta`` is code fetched from that repository and run at every commit (untrusted: written,
+  it needs a request);
 - a file under ``.husky/`` or ``.githooks/``: git runs it as a hook when the repository's
   ``core.hooksPath`` points there (as husky sets it).
 
@@ -43,11 +45,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ctxgate.gate.effects.model import SEVERITY, Effect, EffectSource
+from ctxgate.gate.effects.model import SEVERITY, Effect, EffectClass, EffectSource
 
 __all__ = ["HOOK", "autorun", "ci_steps", "planted_effect", "planted_in_arguments"]
 
 _ENTRY = re.compile(r"^\s*-?\s*entry:\s*(.+?)\s*$", re.M)
+_REPO = re.compile(r"^\s*-?\s*repo:\s*['\"]?([^\s'\"#]+)", re.M)
 _NPM_SCRIPTS = ("preinstall", "install", "postinstall", "preprepare", "prepare",
                 "postprepare", "prepublish", "prepack", "postpack", "prepublishOnly")
 _NPM_SCRIPT = re.compile('"(' + "|".join(_NPM_SCRIPTS) + r')"\s*:\s*"((?:\\.|[^"\\])*)"')
@@ -152,6 +155,13 @@ def _scan(content: str, language: str, *, cwd: str, where: str,
                          if line.startswith(("import ", "import\t")))
         return code_effect(code, where=where, cwd=cwd) if code else None
     if language == "pre-commit":  # `entry: rm -rf ~` of a `language: system`/`script` hook
+        remote = [m.group(1) for m in _REPO.finditer(content)
+                  if m.group(1) not in ("local", "meta")]
+        if remote:  # its hooks are code fetched from there and run at every commit
+            return Effect(effect=EffectClass.UNTRUSTED_CODE, source=EffectSource.CODE_SCAN,
+                          evidence=f"{where} runs the hooks of {remote[0]}"
+                                   f"{f' (and {len(remote) - 1} more)' if len(remote) > 1 else ''}"
+                                   ", code fetched from there, at every commit")
         entries = "\n".join(m.group(1).strip().strip("'\"")
                             for m in _ENTRY.finditer(content))
         language = "shell"
