@@ -74,7 +74,7 @@ from ctxgate.errors import DecisionModelError, GateError, RequestTooLarge
 from ctxgate.gate.backends.base import Answer, Capabilities, Question
 from ctxgate.gate.backends.fallback import Chainable
 from ctxgate.gate.backends.heads.gloss import gloss
-from ctxgate.gate.backends.heads.matching import AMBIGUOUS_VERBS, verb_action
+from ctxgate.gate.backends.heads.matching import AMBIGUOUS_VERBS, KIN, verb_action
 
 __all__ = ["LOCAL_MODEL_ID", "LOCAL_QUESTION_IDS", "REQUIRED_PACKAGES", "LocalDecisionModel",
            "from_policy"]
@@ -460,7 +460,7 @@ def _stance(request: str, terms: Any, tool: str, args: Any, shell: bool) -> str 
         return "forbidden"  # "merge feature-x into main locally" -> … && git push
     if stance is None and extra:  # what the table does not see (gh pr merge, SQL's DROP)
         asked = request_actions(_STATE_WORDS.sub(" ", request))
-        if asked and not any((_KIN.get(a) or {a}) & asked for a in extra):
+        if asked and not any((KIN.get(a) or {a}) & asked for a in extra):
             return "mentioned"  # "create a PR" -> gh pr create && gh pr merge
     if stance is None and _READS_ONLY.search(request) and \
             not request_actions(_READS_ONLY.sub(" ", request)) - {"read"} and \
@@ -480,12 +480,6 @@ _READS_ONLY = re.compile(r"\b(review|inspect|look (?:at|up|into)|analy[sz]e|audi
                          r"what|which|how many)\b", re.I)
 """What a request says when it asks to read: with no other action stated, a call's harmful
 action is no order."""
-
-_KIN = {"send": {"send", "push"}, "push": {"send", "push"},
-        "delete": {"delete", "undo"}, "undo": {"delete", "undo"}}
-"""Harmful actions a request may state in each other's words, for the contradiction check:
-"upload" (push) for a ``curl -X POST`` (send), "remove my last commit" (delete) for a
-``git reset`` (undo)."""
 
 CHANGE_KIN: dict[str, frozenset[str]] = {
     "create": frozenset({"create", "edit", "copy", "send", "push"}),
@@ -529,7 +523,7 @@ def action_contradiction(request: str, terms: Any, tool: str, shell: bool) -> st
     asked = request_actions(_STATE_WORDS.sub(" ", request))
     if ENDING.search(request):
         asked |= {"delete", "kill"}
-    if not asked or any((_KIN.get(a) or CHANGE_KIN.get(a) or {a}) & asked for a in harmful):
+    if not asked or any((KIN.get(a) or CHANGE_KIN.get(a) or {a}) & asked for a in harmful):
         return None
     return f"{', '.join(sorted(harmful))}; request states {', '.join(sorted(asked))}"
 

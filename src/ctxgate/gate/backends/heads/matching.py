@@ -34,6 +34,7 @@ __all__ = [
     "ALIASES",
     "AMBIGUOUS_VERBS",
     "ENDING",
+    "KIN",
     "HARMFUL_ACTIONS",
     "CallTerms",
     "call_terms",
@@ -464,6 +465,15 @@ ENDING = re.compile(r"\b(cancel|revok|unsubscrib|deactivat|disabl|detach|de-?reg
 """Requests that end something, for the contradiction check only: a delete or a stop is how a
 call does it ("Cancel an order" → ``delete-orders-id``). Kept out of the matching's action
 table, whose words are features the requested head was fitted on."""
+
+
+KIN: dict[str, frozenset[str]] = {
+    "send": frozenset({"send", "push"}), "push": frozenset({"send", "push"}),
+    "delete": frozenset({"delete", "undo"}), "undo": frozenset({"delete", "undo"}),
+}
+"""Harmful actions a request may state in each other's words, for the contradiction and
+object checks: "upload" (push) for a ``curl -X POST`` (send), "remove my last commit" (delete)
+for a ``git reset`` (undo)."""
 
 
 AMBIGUOUS_VERBS = frozenset({"post"})

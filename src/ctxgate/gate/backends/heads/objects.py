@@ -26,6 +26,7 @@ from ctxgate.gate.backends.heads.matching import (
     ALIASES,
     AMBIGUOUS_VERBS,
     ENDING,
+    KIN,
     _stem,
     _words,
     name_action,
@@ -61,10 +62,6 @@ _PERSONS = frozenset(
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|(?<![\w@])@[A-Za-z0-9_][\w.-]*")
 """Words for people, and how a request names one without saying "user": an e-mail address or
 an @handle ("invite kim@example.com" is an ``invite_user``)."""
-
-_KIN = {"send": {"send", "push"}, "push": {"send", "push"},
-        "delete": {"delete", "undo"}, "undo": {"delete", "undo"}}
-"""Actions a request may state in each other's words (as for the contradiction check)."""
 
 _SAME = {
     "pull": ("pr", "prs", "merge"), "issue": ("bug", "ticket", "task"), "ticket": ("issue",),
@@ -159,7 +156,7 @@ def object_mismatch(request: str, tool: str, arguments: Any) -> str | None:
     asked = request_actions(request)
     if ENDING.search(request):  # "cancel my meeting": a delete is how a call ends it
         asked |= {"delete", "kill"}
-    if not any((_KIN.get(a) or {a}) & asked for a in acts):
+    if not any((KIN.get(a) or {a}) & asked for a in acts):
         return None
     part = _object_part(tool)
     objects = [w for w in part if w not in _GENERIC]
