@@ -93,32 +93,19 @@ def _secret_sent(tool: str, arguments: Any, policy: GatePolicy) -> Effect | None
     here)."""
     from ctxgate.gate.effects.harness import harness_effect
     from ctxgate.gate.effects.names import local_paths
-    from ctxgate.gate.effects.urls import secret_in
+    from ctxgate.gate.effects.urls import secret_in, string_arguments
 
     if tool in policy.shell_tools or tool.lower() in SHELL_TOOL_NAMES or \
             not isinstance(arguments, Mapping) or local_paths(arguments) or \
             harness_effect(tool, {}, cwd=os.getcwd()) is not None:
         return None
-    for key, value in _strings(arguments):
-        kind = secret_in(value)
+    for key, value in string_arguments(arguments):
+        kind = secret_in(value[:100_000])
         if kind is not None:
             return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
                           evidence=f"{tool} hands what looks like a secret ({kind}) in {key} "
                                    "to its server")
     return None
-
-
-def _strings(value: Any, key: str = "", depth: int = 0) -> list[tuple[str, str]]:
-    """``(key, text)`` for each string of a call's arguments (three levels, 50 items)."""
-    if isinstance(value, str):
-        return [(key or "arguments", value[:100_000])]
-    if depth >= 3:
-        return []
-    if isinstance(value, Mapping):
-        return [p for k, v in list(value.items())[:50] for p in _strings(v, str(k), depth + 1)]
-    if isinstance(value, list):
-        return [p for v in value[:50] for p in _strings(v, key, depth + 1)]
-    return []
 
 
 _MCP_CALLERS = frozenset({"use_mcp_tool", "call_mcp_tool", "mcp_call", "call_tool",

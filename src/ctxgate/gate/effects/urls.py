@@ -15,7 +15,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-__all__ = ["data_in_text", "data_in_url", "local_host", "secret_in", "url_arguments"]
+__all__ = ["data_in_text", "data_in_url", "local_host", "secret_in", "string_arguments",
+           "url_arguments"]
 
 _SCHEMES = frozenset({"http", "https", "ws", "wss", "ftp"})
 _OPAQUE = re.compile(r"[A-Za-z0-9+/=_.~%-]+")
@@ -44,10 +45,6 @@ def _opaque(value: str, minimum: int) -> bool:
 def secret_in(text: str) -> str | None:
     """The kind of the first secret in ``text`` (the archive's redaction patterns), or
     ``None``."""
-    return _secret(text)
-
-
-def _secret(text: str) -> str | None:
     from ctxgate.archive.redact import redact_bytes
 
     redacted, count = redact_bytes(text.encode("utf-8", "surrogatepass"))
@@ -67,7 +64,7 @@ def data_in_url(url: str) -> str | None:
     if parts.scheme.lower() not in _SCHEMES or not parts.netloc:
         return None
     plain = unquote(url)
-    kind = _secret(plain)
+    kind = secret_in(plain)
     if kind is not None:
         return f"it holds what looks like a secret ({kind})"
     host = parts.hostname or ""
@@ -92,7 +89,7 @@ _URL = re.compile(r"^(?:https?|wss?|ftp)://", re.I)
 def data_in_text(text: str) -> str | None:
     """:func:`data_in_url` for free text that leaves the machine (a search query): a secret,
     or a word of ``MIN_OPAQUE`` opaque characters or more."""
-    kind = _secret(text)
+    kind = secret_in(text)
     if kind is not None:
         return f"it holds what looks like a secret ({kind})"
     for word in text.split():
@@ -122,20 +119,23 @@ def local_host(url: str) -> str | None:
         else None
 
 
-def url_arguments(arguments: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
-    """``(key, url)`` for each URL among a call's argument values: a string starting with a web
-    scheme, under any key (two levels deep; lists included)."""
-    if depth > 2:
+def string_arguments(arguments: Any, key: str = "", depth: int = 0
+                     ) -> Iterator[tuple[str, str]]:
+    """``(key, text)`` for each string among a call's argument values, three levels deep
+    (the first 50 items of a list, under the list's own key)."""
+    if isinstance(arguments, str):
+        yield key or "arguments", arguments
+    elif depth > 2:
         return
-    if isinstance(arguments, Mapping):
+    elif isinstance(arguments, Mapping):
         for k, v in arguments.items():
-            if isinstance(v, str) and _URL.match(v.strip()):
-                yield str(k), v
-            elif isinstance(v, (Mapping, list)):
-                yield from url_arguments(v, depth + 1)
+            yield from string_arguments(v, str(k), depth + 1)
     elif isinstance(arguments, list):
         for v in arguments[:50]:
-            if isinstance(v, str) and _URL.match(v.strip()):
-                yield "[]", v
-            elif isinstance(v, (Mapping, list)):
-                yield from url_arguments(v, depth + 1)
+            yield from string_arguments(v, key, depth + 1)
+
+
+def url_arguments(arguments: Any) -> Iterator[tuple[str, str]]:
+    """``(key, url)`` for each URL among a call's argument values: a string starting with a web
+    scheme, under any key (:func:`string_arguments`)."""
+    return ((k, v) for k, v in string_arguments(arguments) if _URL.match(v.strip()))

@@ -153,8 +153,7 @@ def _pushed_secrets(command: str, request: str, cwd: str) -> list[str]:
     proc = _git(cwd, "log", "-n", "500", "--diff-filter=A", "--name-only", "--format=", *since)
     if proc is not None and proc.returncode == 0:
         files += [line.strip() for line in proc.stdout.splitlines() if line.strip()]
-    return [f.replace("sent with what was asked", "published by the push")
-            for f in _sent_secrets(files, request)]
+    return _sent_secrets(files, request, how="published by the push")
 
 
 _HOOKED = frozenset({"commit", "push", "merge", "rebase", "am", "cherry-pick", "revert"})

@@ -163,9 +163,11 @@ _SECRET_FILE = re.compile(
 ``.env.example``; ``*.pem``, ``id_rsa``, ``credentials.json``, ``secrets/…``)."""
 
 
-def _sent_secrets(files: list[str], request: str) -> list[str]:
+def _sent_secrets(files: list[str], request: str,
+                  how: str = "sent with what was asked") -> list[str]:
     """Of the files a call sends out, those that look like secrets and that the request does
-    not name ("send the build log to bob" → ``mail -a build.log -a .env``)."""
+    not name ("send the build log to bob" → ``mail -a build.log -a .env``); ``how`` ends each
+    phrase."""
     from ctxgate.gate.backends.heads.matching import request_terms
 
     terms = request_terms(request)
@@ -177,7 +179,7 @@ def _sent_secrets(files: list[str], request: str) -> list[str]:
         if f in request or base in request or _named(base.lstrip(".").split(".")[0], request,
                                                      terms):
             continue
-        out.append(f"{f} (a file of keys or passwords, sent with what was asked)")
+        out.append(f"{f} (a file of keys or passwords, {how})")
     return out
 
 
