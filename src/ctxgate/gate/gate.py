@@ -405,9 +405,9 @@ class ToolGate:
 
     def _scope(self, call: ToolCall, verdict: Verdict) -> Verdict:
         """An allowed call that looks destructive or external and also acts on what the
-        request never names (:mod:`ctxgate.gate.scope`), or any allowed shell call that installs a
-        package the request does not name or skips the repository's hooks, becomes ``ask`` (``deny`` when the ask band is
-        off)."""
+        request never names (:mod:`ctxgate.gate.scope`), or any allowed shell call that
+        installs a package the request does not name or skips the repository's hooks, becomes
+        ``ask`` (``deny`` when the ask band is off)."""
         if not self.policy.scope or verdict.code != "allowed" or not verdict.user_request \
                 or verdict.approved:
             return verdict

@@ -394,11 +394,10 @@ def ordered_file(request: str, arguments: Any) -> str | None:
     import os
 
     from ctxgate.gate.effects.names import local_paths
+    from ctxgate.gate.effects.paths import _home_dotfile, _system_dir
 
     if not isinstance(arguments, Mapping):
         return None
-    from ctxgate.gate.effects.paths import _home_dotfile, _system_dir
-
     for _key, path in local_paths(arguments):
         full = os.path.normpath(os.path.expanduser(path))
         if os.path.isabs(full) and (_home_dotfile(full) or _system_dir(full)):

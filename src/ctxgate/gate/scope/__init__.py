@@ -123,8 +123,7 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         out += _sent_secrets(sent + _mailed_files(command), request)
         out += _shell_numbers(command, request)
         out += _discarded_changes(command, request, cwd)
-        out += unnamed_packages(command, request)
-        out += _skipped_hooks(command, request)
+        out += _extras(command, request)
         out += _untracked_losses(command, request, cwd)
         out += _pushed_secrets(command, request, cwd)
         text = command
@@ -132,10 +131,11 @@ def unnamed_targets(tool: str, arguments: Any, request: str, *, cwd: str) -> lis
         from ctxgate.gate.backends.heads.matching import verb_action
 
         paths, names, sql = _call_targets(tool, args, cwd)
-        deletes = "delete" in verb_action(tool)
+        acts = verb_action(tool)
+        deletes = "delete" in acts
         out += _places(paths + _attachments(args), set(paths) if deletes else set(), request,
                        cwd)
-        sends = verb_action(tool) & {"send", "push"}
+        sends = acts & {"send", "push"}
         out += _sent_secrets(_attachments(args) + (paths if sends else []), request)
         out += [] if paths else _secret_values(args, request)
         text = " ".join(_values(args))
@@ -169,7 +169,10 @@ def unasked_extras(tool: str, arguments: Any, request: str) -> list[str]:
     command = _shell_command(tool, arguments if isinstance(arguments, Mapping) else {})
     if command is None:
         return []
-    request = gloss(request)
+    return _extras(command, gloss(request))
+
+
+def _extras(command: str, request: str) -> list[str]:
     return unnamed_packages(command, request) + _skipped_hooks(command, request)
 
 
