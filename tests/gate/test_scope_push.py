@@ -92,6 +92,7 @@ def test_through_the_gate(repo: Path, gate) -> None:
     ("commit my changes", "HUSKY=0 git commit -am wip", "HUSKY=0"),
     ("commit my changes", "SKIP=gitleaks,detect-secrets git commit -am wip", "gitleaks"),
     ("commit my changes", "git -c core.hooksPath=/dev/null commit -am wip", "hooks turned off"),
+    ("commit my changes", "git --git-dir .git commit --no-verify -am wip", "--no-verify"),
 ])
 def test_skipped_hooks_are_asked_about(repo: Path, gate, request_text: str, command: str,
                                        said: str) -> None:

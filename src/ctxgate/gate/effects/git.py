@@ -67,23 +67,33 @@ _REDIRECTS = re.compile(r"(?i)^(remote\.\S+\.(url|pushurl)|url\.\S+\.(insteadof|
 """Configuration keys that change where git sends (a remote's URL, a URL rewrite)."""
 
 
+def global_options(args: list[str]) -> tuple[list[tuple[str, str]], int]:
+    """git's own options before the subcommand, as ``(name, value)`` pairs (``("-c",
+    "core.pager=less")``, ``("-C", "sub")``; ``""`` for a flag), and the subcommand's index
+    in ``args`` (``len(args)`` when there is none)."""
+    out: list[tuple[str, str]] = []
+    k = 0
+    while k < len(args) and args[k].startswith("-"):
+        name, _, inline = args[k].partition("=")
+        value = inline if inline else (args[k + 1] if k + 1 < len(args) else "")
+        takes = name in _GLOBAL_WITH_VALUE
+        out.append((name, value if takes or inline else ""))
+        k += 2 if takes and not inline else 1
+    return out, k
+
+
 def git_rule(a, seg) -> None:
     """Add the findings of one ``git`` command to the analysis ``a``."""
     args = list(seg.args)
     cwd = a.cwd
-    k = 0
-    while k < len(args) and args[k].startswith("-"):
-        opt = args[k]
-        name, _, inline = opt.partition("=")
-        value = inline if inline else (args[k + 1] if k + 1 < len(args) else "")
-        takes = name in _GLOBAL_WITH_VALUE
+    options, k = global_options(args)
+    for name, value in options:
         if name == "-c":
             key, _, val = value.partition("=")
             if any(key.lower().startswith(c) or key.lower().endswith(c) for c in _CODE_KEYS):
                 a.inner(f"`git -c {key}=…` runs", val.lstrip("!"))
         elif name == "-C" and value:
             cwd = os.path.normpath(os.path.join(cwd, os.path.expanduser(value)))
-        k += 2 if takes and not inline else 1
     if k >= len(args):
         return  # `git` or `git --version`: prints only
     sub, rest = args[k], args[k + 1:]

@@ -168,6 +168,8 @@ def _skipped_hooks(command: str, request: str) -> list[str]:
     commit --no-verify`` (or ``-n``), ``git push --no-verify``, ``HUSKY=0``, pre-commit's
     ``SKIP=…``, ``git -c core.hooksPath=…`` — the hooks that lint, test or scan for secrets
     before a commit or push, which an agent stuck on a failing check turns off."""
+    from ctxgate.gate.effects.git import global_options
+
     if _SKIP_SAID.search(request):
         return []
     out: list[str] = []
@@ -175,12 +177,9 @@ def _skipped_hooks(command: str, request: str) -> list[str]:
         if seg.program != "git":
             continue
         args = list(seg.args)
-        at = 0
-        while at < len(args) and args[at].startswith("-"):
-            if args[at] == "-c" and at + 1 < len(args) and \
-                    args[at + 1].lower().startswith("core.hookspath="):
-                out.append(f"`git -c {args[at + 1]}` (the repository's hooks turned off)")
-            at += 2 if args[at] in ("-c", "-C") else 1
+        options, at = global_options(args)
+        out += [f"`git -c {value}` (the repository's hooks turned off)" for name, value in options
+                if name == "-c" and value.lower().startswith("core.hookspath=")]
         sub = args[at] if at < len(args) else ""
         if sub not in _HOOKED:
             continue
