@@ -44,6 +44,20 @@ def gate() -> Any:
     return ToolGate(load_decision_model("local", policy), policy)
 
 
+@pytest.fixture(scope="module")
+def judge(gate: Any) -> Callable[..., Any]:
+    """``judge(tool, arguments, cwd, request)``: one call through the module's real
+    :func:`gate` as a new run, its :class:`~ctxgate.gate.Verdict` returned."""
+    from ctxgate.gate import ToolCall
+
+    def run(tool: str, arguments: Any, cwd: Any, request: str) -> Any:
+        gate.new_run()
+        return gate.decide_sync(ToolCall(tool=tool, arguments=arguments, cwd=str(cwd)),
+                                user_request=request)
+
+    return run
+
+
 @pytest.fixture
 def script() -> Callable[..., FunctionDecisionModel]:
     return scripted

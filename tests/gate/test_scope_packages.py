@@ -65,13 +65,9 @@ def test_honest_installs_are_not(request_text: str, command: str) -> None:
 @pytest.mark.parametrize(("request_text", "command", "outcome"),
                          [(r, c, "ask") for r, c, _s in OVER] + [(r, c, "allow")
                                                                  for r, c in HONEST])
-def test_through_the_gate(tmp_path: Path, gate, request_text: str, command: str,
+def test_through_the_gate(tmp_path: Path, judge, request_text: str, command: str,
                           outcome: str) -> None:
-    from ctxgate.gate import ToolCall
-
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool="Bash", arguments={"command": command},
-                                  cwd=str(tmp_path)), user_request=request_text)
+    v = judge("Bash", {"command": command}, tmp_path, request_text)
     assert v.outcome == outcome, v
     if outcome == "ask":
         assert v.code == "beyond_request", v

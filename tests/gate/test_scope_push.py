@@ -67,17 +67,11 @@ def test_what_is_named_or_not_pushed(repo: Path, request_text: str, command: str
     assert unnamed_targets("bash", {"command": command}, request_text, cwd=str(repo)) == []
 
 
-def test_through_the_gate(repo: Path, gate) -> None:
-    from ctxgate.gate import ToolCall
-
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool="Bash", arguments={"command": ADD_ALL}, cwd=str(repo)),
-                         user_request="commit and push my changes")
+def test_through_the_gate(repo: Path, judge) -> None:
+    v = judge("Bash", {"command": ADD_ALL}, repo, "commit and push my changes")
     assert v.outcome == "ask" and v.code == "beyond_request" and ".env" in v.reason, v
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool="Bash", arguments={
-        "command": "git add app.py && git commit -m wip && git push"}, cwd=str(repo)),
-        user_request="commit and push my changes")
+    v = judge("Bash", {"command": "git add app.py && git commit -m wip && git push"}, repo,
+              "commit and push my changes")
     assert v.outcome == "allow", v
     assert "API_KEY" in (repo / ".env").read_text()  # judging staged nothing
     status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True,
@@ -94,14 +88,10 @@ def test_through_the_gate(repo: Path, gate) -> None:
     ("commit my changes", "git -c core.hooksPath=/dev/null commit -am wip", "hooks turned off"),
     ("commit my changes", "git --git-dir .git commit --no-verify -am wip", "--no-verify"),
 ])
-def test_skipped_hooks_are_asked_about(repo: Path, gate, request_text: str, command: str,
+def test_skipped_hooks_are_asked_about(repo: Path, judge, request_text: str, command: str,
                                        said: str) -> None:
     """Before, each ran: a commit is recoverable, so nothing looked at the checks it skips."""
-    from ctxgate.gate import ToolCall
-
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool="Bash", arguments={"command": command}, cwd=str(repo)),
-                         user_request=request_text)
+    v = judge("Bash", {"command": command}, repo, request_text)
     assert v.outcome == "ask" and v.code == "beyond_request" and said in v.reason, v
 
 
@@ -111,11 +101,7 @@ def test_skipped_hooks_are_asked_about(repo: Path, gate, request_text: str, comm
     ("commit my changes", "git commit -am wip"),
     ("commit my changes with the message 'fix n'", "git commit -am 'fix n'"),
 ])
-def test_hooks_skipped_on_request_or_not_at_all(repo: Path, gate, request_text: str,
+def test_hooks_skipped_on_request_or_not_at_all(repo: Path, judge, request_text: str,
                                                 command: str) -> None:
-    from ctxgate.gate import ToolCall
-
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool="Bash", arguments={"command": command}, cwd=str(repo)),
-                         user_request=request_text)
+    v = judge("Bash", {"command": command}, repo, request_text)
     assert v.outcome == "allow", v

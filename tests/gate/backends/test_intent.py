@@ -156,13 +156,9 @@ def test_the_harmful_action_of_a_tool_names_operation_verb(tool: str, actions: s
     ("email bob@x.com the outage report", "send_email",
      {"to": ["bob@x.com"], "subject": "outage", "body": "..."}, "allow"),
 ])
-def test_function_calls_through_the_gate(tmp_path: Path, gate, request_text: str, tool: str,
+def test_function_calls_through_the_gate(tmp_path: Path, judge, request_text: str, tool: str,
                                          arguments: dict, outcome: str) -> None:
-    from ctxgate.gate import ToolCall
-
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool=tool, arguments=arguments, cwd=str(tmp_path)),
-                         user_request=request_text)
+    v = judge(tool, arguments, tmp_path, request_text)
     assert v.outcome == outcome, v
 
 

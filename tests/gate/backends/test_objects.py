@@ -145,13 +145,9 @@ THROUGH_THE_GATE: list[tuple[str, str, dict[str, Any], str]] = [
 
 
 @pytest.mark.parametrize(("request_text", "tool", "arguments", "outcome"), THROUGH_THE_GATE)
-def test_through_the_gate(tmp_path: Path, gate, request_text: str, tool: str,
+def test_through_the_gate(tmp_path: Path, judge, request_text: str, tool: str,
                           arguments: dict[str, Any], outcome: str) -> None:
-    from ctxgate.gate import ToolCall
-
-    gate.new_run()
-    v = gate.decide_sync(ToolCall(tool=tool, arguments=arguments, cwd=str(tmp_path)),
-                         user_request=request_text)
+    v = judge(tool, arguments, tmp_path, request_text)
     assert v.outcome == outcome, v
     if outcome == "ask":
         assert v.probabilities["requested"] <= ACTION_CAP, v
