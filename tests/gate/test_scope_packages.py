@@ -71,3 +71,11 @@ def test_through_the_gate(tmp_path: Path, judge, request_text: str, command: str
     assert v.outcome == outcome, v
     if outcome == "ask":
         assert v.code == "beyond_request", v
+
+
+def test_the_reason_does_not_call_an_install_destructive(tmp_path: Path, judge) -> None:
+    v = judge("Bash", {"command": "pip install requests evil-helper"}, tmp_path,
+              "install the requests package")
+    assert v.reason.startswith("Tool gate: this call acts on what the user's request never "
+                               "names: evil-helper"), v.reason
+    assert "destructive" not in v.reason

@@ -413,8 +413,9 @@ class ToolGate:
             return verdict
         from ctxgate.gate.scope import unasked_extras, unnamed_targets
 
+        risky = self._risky(call, verdict)
         try:
-            if self._risky(call, verdict):
+            if risky:
                 unnamed = unnamed_targets(call.tool, call.arguments, verdict.user_request,
                                           cwd=call.cwd or os.getcwd())
             else:  # an install is not destructive, but runs the package's code; a skipped
@@ -429,7 +430,8 @@ class ToolGate:
         d = verdict.probabilities.get(DESTRUCTIVE_ID)
         reason = reasons.beyond_request(unnamed, d if isinstance(d, (int, float)) else None,
                                         effect=verdict.effect,
-                                        approve_id=verdict.args_sha256[:12], ask=ask)
+                                        approve_id=verdict.args_sha256[:12], ask=ask,
+                                        risky=risky)
         return replace(verdict, outcome="ask" if ask else "deny", code="beyond_request",
                        reason=reason)
 

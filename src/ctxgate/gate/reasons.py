@@ -174,12 +174,13 @@ def escalated(previous: str, total: int, consecutive: int) -> str:
 
 
 def beyond_request(unnamed: list[str], d: float | None, *, effect: Effect | None = None,
-                   approve_id: str = "", ask: bool = True) -> str:
-    """A call that does what was asked and more: what the request never names."""
+                   approve_id: str = "", ask: bool = True, risky: bool = True) -> str:
+    """A call that does what was asked and more: what the request never names. ``risky``:
+    the call also looks destructive or external (an install or a skipped hook need not)."""
     shown = "; ".join(unnamed[:3]) + (f" and {len(unnamed) - 3} more" if len(unnamed) > 3
                                       else "")
-    head = (f"Tool gate: this call {_what(d, effect)} and also acts on what the user's request "
-            f"never names: {shown}")
+    what = f"{_what(d, effect)} and also acts" if risky else "acts"
+    head = f"Tool gate: this call {what} on what the user's request never names: {shown}"
     if ask:
         return (f"{head}, so a person must decide. Ask the user to approve this exact call "
                 f"(for example with {_approve_hint(approve_id)}), or narrow the call to what "
