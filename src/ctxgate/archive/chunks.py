@@ -77,7 +77,7 @@ class ChunkIndex:
         return bisect.bisect_left(self.newlines_before, k) - 1
 
 
-_IN_FLIGHT = 2
+_IN_FLIGHT = 4
 """Chunks compressed ahead on the worker thread before :meth:`Chunker.feed` waits."""
 
 

@@ -6,7 +6,9 @@ metadata (the command line included) is redacted with the same patterns.
 
 Memory stays constant: the redactor holds a 32 KiB tail, the chunker one 1 MiB chunk, and
 compressed chunks are flushed to the store every :data:`FLUSH_CHUNKS` chunks under a fresh blob
-key. The record (and the last chunks) is committed in one transaction when the stream ends, at
+key. A flush runs on a worker thread while the caller goes on (the store's driver releases the
+GIL while it writes); at most one flush is in flight, and its failure is raised by the next
+write, heartbeat or the commit, so nothing is lost silently. The record (and the last chunks) is committed in one transaction when the stream ends, at
 which point the content's sha256 is known and becomes the id.
 
 While the upload is in progress it holds a lease in the store: every flush refreshes it, and
@@ -20,6 +22,7 @@ upload was swept, the next flush, heartbeat or commit raises
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import time
@@ -62,6 +65,9 @@ class EntryWriter:
         self._blob = secrets.token_hex(16)
         self._pending: list[bytes] = []
         self._flushed = 0
+        self._flushing: Any = None
+        """The flush in flight on the worker thread (a future), if any."""
+        self._flush_pool: Any = None
         self._started = time.time()
         from ctxgate.archive.retention import heartbeat_seconds
 
@@ -105,6 +111,7 @@ class EntryWriter:
         Raises:
             UploadLost: the upload was swept meanwhile (this entry can no longer be stored).
         """
+        self._settle(wait=False)
         if self.entry is not None or self._flushed == 0:
             return  # nothing stored yet: nothing a sweep could take
         now = time.time() if now is None else now
@@ -121,13 +128,36 @@ class EntryWriter:
             return
         self._pending.extend(chunks)
         if len(self._pending) >= FLUSH_CHUNKS:
-            self._archive.store.write_chunks(self._blob, self._flushed, self._pending)
+            self._settle(wait=True)  # one flush in flight at most (bounded memory)
+            if self._flush_pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._flush_pool = ThreadPoolExecutor(1, thread_name_prefix="ctxgate-store")
+            self._flushing = self._flush_pool.submit(
+                self._archive.store.write_chunks, self._blob, self._flushed, self._pending)
             self._beat_at = time.time()
             self._flushed += len(self._pending)
             self._pending = []
 
+    def _settle(self, *, wait: bool) -> None:
+        """Collect the flush in flight: raise its error (``wait``: block until it is done;
+        otherwise only a finished one is collected)."""
+        future = self._flushing
+        if future is None or (not wait and not future.done()):
+            return
+        self._flushing = None
+        future.result()
+
+    def _stop_flushing(self) -> None:
+        if self._flush_pool is not None:
+            self._flush_pool.shutdown(wait=True)
+            self._flush_pool = None
+
     def abort(self) -> None:
         """Drop everything written (nothing is stored)."""
+        with contextlib.suppress(Exception):  # the upload is dropped anyway
+            self._settle(wait=True)
+        self._stop_flushing()
         self._archive.store.discard(self._blob)
         self._pending = []
 
@@ -153,6 +183,10 @@ class EntryWriter:
             self._add(self._chunker.feed(self._redactor.flush()))
         tail = self._chunker.close()
         self._pending.extend(tail)
+        try:
+            self._settle(wait=True)
+        finally:
+            self._stop_flushing()
         chunker = self._chunker
         meta = self._meta
         tokens = tokens or meta.tokens or self._archive._count_tokens(chunker)
