@@ -362,9 +362,11 @@ class OutputScanner:
             self._line_done(end - start, number)
             m = end + 1
 
-    def _keyword_scan(self, block: bytes, first_no: int, newlines: int | None = None) -> None:
+    def _keyword_scan(self, block: bytes, first_no: int, newlines: int | None = None, *,
+                      budget: bool = True) -> None:
         """Classify the candidate lines of ``block``; count keyword occurrences after a flood
-        (``newlines``: the block's newline count, for the estimate)."""
+        (``newlines``: the block's newline count, for the estimate; ``budget=False``: the kept
+        tail after a flood, whose lines are all classified)."""
         if self._counting_only:
             self._flood_blocks += 1
             lines = max(1, block.count(b"\n") if newlines is None else newlines)
@@ -381,10 +383,13 @@ class OutputScanner:
         if not starts:
             return
         ordered = sorted(starts)
-        flood = len(ordered) > _MAX_CANDIDATES_PER_BLOCK
+        # classify no more than the budget has room for (one over, to see it is spent)
+        cap = _MAX_CANDIDATES_PER_BLOCK if not budget else min(
+            _MAX_CANDIDATES_PER_BLOCK, max(1, _CLASSIFY_BUDGET + 1 - self._classified))
+        flood = len(ordered) > cap
         if flood:
             # a flood of candidates: classify the first ones, count the rest from here on
-            ordered = ordered[:_MAX_CANDIDATES_PER_BLOCK]
+            ordered = ordered[:cap]
         number = first_no
         prev = 0
         end = 0
@@ -451,7 +456,7 @@ class OutputScanner:
                  self._counting_from, self._exact)
         self._hits, self._kept, self._counts = [], Counter(), Counter()
         self._counting_only, self._classified = False, 0
-        self._keyword_scan(suffix, first_no)
+        self._keyword_scan(suffix, first_no, budget=False)
         tail_hits = [h for h in self._hits if h.number >= saved[5]]
         (self._hits, self._kept, self._counts, self._classified, self._uncounted,
          self._counting_from, self._exact) = saved
