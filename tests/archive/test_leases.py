@@ -226,3 +226,47 @@ def test_a_complete_run_is_not_interrupted(tmp_path: Path) -> None:
     with Archive.open(home) as archive:
         (entry,) = archive.list()
     assert entry.interrupted is None and not entry.truncated
+
+
+# -- background flushes (the firewall's pipeline) -------------------------------------------------
+
+def test_background_flushes_store_every_byte_in_order(store: ArchiveStore) -> None:
+    a = Archive(store, ArchivePolicy(chunk_bytes=1_024, tokenizer="estimate", redact=False))
+    w = a.writer(EntryMeta(tool="t"), background_flush=True)
+    data = b"".join(b"line %d\n" % i for i in range(40_000))  # ~350 chunks: ~40 flushes
+    for i in range(0, len(data), 7_777):
+        w.write(data[i:i + 7_777])
+    entry = w.finish()
+    assert a.read(entry.id) == data
+    assert store.upload_usage()[0] == 0  # the upload became the entry
+
+
+class _FailingStore:
+    """A store whose second batch of chunks fails (a disk that fills up mid-stream)."""
+
+    def __init__(self, inner: ArchiveStore) -> None:
+        self._inner, self.calls = inner, 0
+
+    def write_chunks(self, blob, first_seq, chunks):
+        self.calls += 1
+        if self.calls == 2:
+            raise OSError(28, "No space left on device")
+        return self._inner.write_chunks(blob, first_seq, chunks)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def test_a_background_flush_that_fails_is_raised_not_lost(tmp_path: Path) -> None:
+    from ctxgate.archive.stores.sqlite import SQLiteStore
+
+    inner = SQLiteStore(tmp_path / "archive.db")
+    store = _FailingStore(inner)
+    a = Archive(store, ArchivePolicy(chunk_bytes=1_024, tokenizer="estimate", redact=False))  # type: ignore[arg-type]
+    w = a.writer(EntryMeta(tool="t"), background_flush=True)
+    with pytest.raises(OSError, match="No space left"):
+        for _ in range(200):  # 200 KiB: many batches; the failure surfaces on a later call
+            w.write(os.urandom(1_024))
+        w.finish()
+    assert store.calls == 2  # nothing was flushed after the failing batch
+    assert inner.usage() == (0, 0)  # and nothing was committed

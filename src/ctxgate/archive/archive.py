@@ -94,12 +94,15 @@ class Archive:
     # -- storing ---------------------------------------------------------------------------
 
     def writer(self, meta: EntryMeta | None = None, *,
-               redacted_by: Redactor | None = None) -> EntryWriter:
+               redacted_by: Redactor | None = None,
+               background_flush: bool = False) -> EntryWriter:
         """An incremental writer (context manager); ``finish()`` returns the Entry.
 
         ``redacted_by``: the caller redacts what it writes with this redactor (from
         :meth:`new_redactor`), so it can use the same redacted bytes elsewhere; its count is
-        recorded and the writer does not redact again.
+        recorded and the writer does not redact again. ``background_flush``: store batches of
+        chunks on a worker thread while the caller goes on (a store error is then raised by
+        a later write, heartbeat or ``finish()``).
 
         Raises:
             StoreUnavailable: the archive could not be opened (see :func:`open_archive`).
@@ -109,7 +112,8 @@ class Archive:
 
         if isinstance(self.store, UnavailableStore):
             self.store.write_chunks()  # raises why now, before any output is chunked
-        return EntryWriter(self, meta or EntryMeta(), redacted_by=redacted_by)
+        return EntryWriter(self, meta or EntryMeta(), redacted_by=redacted_by,
+                           background_flush=background_flush)
 
     def put(self, data: bytes, meta: EntryMeta | None = None) -> Entry:
         """Store whole bytes; returns the entry (existing one, refreshed, for repeated bytes)."""

@@ -6,9 +6,10 @@ metadata (the command line included) is redacted with the same patterns.
 
 Memory stays constant: the redactor holds a 32 KiB tail, the chunker one 1 MiB chunk, and
 compressed chunks are flushed to the store every :data:`FLUSH_CHUNKS` chunks under a fresh blob
-key. A flush runs on a worker thread while the caller goes on (the store's driver releases the
-GIL while it writes); at most one flush is in flight, and its failure is raised by the next
-write, heartbeat or the commit, so nothing is lost silently. The record (and the last chunks) is committed in one transaction when the stream ends, at
+key. With ``background_flush`` (the firewall's pipeline, where the caller's thread is the
+bottleneck) a flush runs on a worker thread while the caller goes on (SQLite and redis release
+the GIL while they write); at most one flush is in flight, and its failure is raised by the
+next write, heartbeat or the commit, so nothing is lost silently. The record (and the last chunks) is committed in one transaction when the stream ends, at
 which point the content's sha256 is known and becomes the id.
 
 While the upload is in progress it holds a lease in the store: every flush refreshes it, and
@@ -53,7 +54,7 @@ class EntryWriter:
     """
 
     def __init__(self, archive: Archive, meta: EntryMeta, *,
-                 redacted_by: Redactor | None = None) -> None:
+                 redacted_by: Redactor | None = None, background_flush: bool = False) -> None:
         self._archive = archive
         self._meta = meta
         policy = archive.policy
@@ -65,6 +66,7 @@ class EntryWriter:
         self._blob = secrets.token_hex(16)
         self._pending: list[bytes] = []
         self._flushed = 0
+        self._background = background_flush
         self._flushing: Any = None
         """The flush in flight on the worker thread (a future), if any."""
         self._flush_pool: Any = None
@@ -128,15 +130,19 @@ class EntryWriter:
             return
         self._pending.extend(chunks)
         if len(self._pending) >= FLUSH_CHUNKS:
-            self._settle(wait=True)  # one flush in flight at most (bounded memory)
-            if self._flush_pool is None:
-                from concurrent.futures import ThreadPoolExecutor
+            batch, first = self._pending, self._flushed
+            if self._background:
+                self._settle(wait=True)  # one flush in flight at most (bounded memory)
+                if self._flush_pool is None:
+                    from concurrent.futures import ThreadPoolExecutor
 
-                self._flush_pool = ThreadPoolExecutor(1, thread_name_prefix="ctxgate-store")
-            self._flushing = self._flush_pool.submit(
-                self._archive.store.write_chunks, self._blob, self._flushed, self._pending)
+                    self._flush_pool = ThreadPoolExecutor(1, thread_name_prefix="ctxgate-store")
+                self._flushing = self._flush_pool.submit(
+                    self._archive.store.write_chunks, self._blob, first, batch)
+            else:
+                self._archive.store.write_chunks(self._blob, first, batch)
             self._beat_at = time.time()
-            self._flushed += len(self._pending)
+            self._flushed += len(batch)
             self._pending = []
 
     def _settle(self, *, wait: bool) -> None:

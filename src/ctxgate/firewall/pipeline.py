@@ -142,7 +142,8 @@ class OutputPipeline:
         """Why the archive could not store the output; the run goes on without it."""
         self._writer: Any = None
         try:
-            self._writer = self.archive.writer(self._meta, redacted_by=self._redactor)
+            self._writer = self.archive.writer(self._meta, redacted_by=self._redactor,
+                                              background_flush=True)
         except Exception as exc:  # noqa: BLE001 - the run goes on without the archive
             self._fail(exc)
         self._finished: FirewallResult | None = None
