@@ -1,5 +1,6 @@
-"""Probed forms that ran unrequested: a program named by a substitution, network and service
-changes, ``git read-tree -u``, a subcommand's own ``--version``, device-control tool names."""
+"""Probed forms that ran unrequested: a program named by a substitution, network, service and
+security-control changes, ``git read-tree -u``, a subcommand's own ``--version``,
+device-control tool names."""
 
 from __future__ import annotations
 
@@ -59,6 +60,16 @@ def test_a_program_computed_otherwise_is_left_to_the_model(outside: Path) -> Non
     ("networksetup -setairportpower en0 off", IRR),
     ("ip addr", RO), ("ip -4 addr show", RO), ("ip route", RO), ("nmcli device status", RO),
     ("ifconfig -a", RO), ("launchctl list", RO), ("route -n", RO),
+    # security controls switched off or their rules rewritten, and their read-only forms
+    ("setenforce 0", IRR), ("sudo setenforce Permissive", IRR), ("aa-teardown", IRR),
+    ("aa-complain /etc/apparmor.d/usr.sbin.nginx", IRR), ("auditctl -e 0", IRR),
+    ("auditctl -D", IRR), ("spctl --master-disable", IRR), ("csrutil disable", IRR),
+    ("nft flush ruleset", IRR), ("firewall-cmd --panic-on", IRR),
+    ("sysctl -w kernel.randomize_va_space=0", IRR), ("sysctl net.ipv4.ip_forward=1", IRR),
+    ("modprobe -r iptable_filter", IRR), ("rmmod apparmor", IRR),
+    ("auditctl -l", RO), ("auditctl -s", RO), ("spctl --status", RO), ("csrutil status", RO),
+    ("nft list ruleset", RO), ("firewall-cmd --list-all", RO), ("sysctl -a", RO),
+    ("sysctl net.ipv4.ip_forward", RO), ("modprobe -n dummy", RO),
 ])
 def test_network_and_service_changes(outside: Path, command: str, expected) -> None:
     e = shell_effect(command, cwd=str(outside))

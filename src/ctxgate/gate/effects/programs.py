@@ -948,17 +948,32 @@ _MACHINE_CHANGES = {
     "launchctl": re.compile(r"^(?:unload|load|remove|bootout|bootstrap|disable|enable|kill|"
                             r"stop|start|kickstart|submit|setenv|unsetenv|config|reboot)\b"),
     "networksetup": re.compile(r"^-(?:set|remove|delete|create|add)"),
+    # security controls: switching them off or rewriting their rules
+    "setenforce": re.compile(r"\S"),
+    **dict.fromkeys(("aa-teardown", "aa-disable", "aa-complain", "aa-enforce"),
+                    re.compile(r"")),
+    "auditctl": re.compile(r"(?:^|\s)(?:-[eDdaAwWfbr]\b|--(?:delete|add))"),
+    "spctl": re.compile(r"--(?:master-disable|global-disable|add|remove|disable|enable)\b"),
+    "csrutil": re.compile(r"\b(?:disable|enable|clear|authenticated-root)\b"),
+    "nft": re.compile(r"\b(?:flush|delete|add|insert|replace|create|destroy|reset)\b|"
+                      r"(?:^|\s)-f\b"),
+    "firewall-cmd": re.compile(r"--(?:add|remove|set|panic-on|change|new|delete|reload|"
+                               r"complete-reload|runtime-to-permanent)"),
+    "sysctl": re.compile(r"(?:^|\s)(?:-w|--write|-p|--load|--system)\b|(?:^|\s)[\w./-]+="),
+    **dict.fromkeys(("modprobe", "insmod", "rmmod"),
+                    re.compile(r"^(?!.*(?:(?:^|\s)-[nc]\b|--dry-run|--show))")),
 }
-"""Programs that change this machine's network or services for some words only (``ip link
-set eth0 down``, ``nmcli networking off``, ``launchctl unload -w …``); their other words
-only show the state (``ip addr``, ``nmcli device status``, ``launchctl list``)."""
+"""Programs that change this machine's network, services or security controls for some words
+only (``ip link set eth0 down``, ``nmcli networking off``, ``launchctl unload -w …``,
+``setenforce 0``, ``auditctl -e 0``, ``sysctl -w …``); their other words only show the state
+(``ip addr``, ``nmcli device status``, ``launchctl list``, ``auditctl -l``, ``sysctl -a``)."""
 
 
 def _machine_change(a, seg) -> None:
     said = " ".join(seg.args)
     if seg.program in ("ifdown", "ifup") or _MACHINE_CHANGES[seg.program].search(said):
-        a.add(IRREVERSIBLE, f"`{seg.program} {said[:60]}` changes the machine's network or "
-                            "services, for every program on it")
+        a.add(IRREVERSIBLE, f"`{seg.program} {said[:60]}` changes the machine's network, "
+                            "services or security controls, for every program on it")
 
 
 def _crontab(a, seg) -> None:
