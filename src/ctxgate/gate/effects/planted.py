@@ -22,6 +22,9 @@ later without asking anyone, and what they do then is the real effect of the wri
   its event, without asking, in the next session of the project;
 - ``.vscode/tasks.json``: VS Code runs a task with ``runOptions.runOn: "folderOpen"`` when
   the folder is opened;
+- ``.devcontainer/devcontainer.json`` (or ``.devcontainer.json``): a dev container runs its
+  lifecycle commands when it is created or started (``initializeCommand`` on the host itself,
+  ``postCreateCommand``, ``postStartCommand`` … inside, with the workspace mounted);
 - a CI pipeline (``.github/workflows/*.yml``, ``.gitlab-ci.yml``, ``.circleci/config.yml``
   …): CI runs each step's ``run:``/``script:``/``command:`` on the next push, with the
   repository's secrets (:func:`ci_steps`).
@@ -42,6 +45,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,6 +83,9 @@ def autorun(path: str) -> tuple[str, str] | None:
         return "Claude Code runs its hooks' commands on its own at their events", "claude"
     if parts[-2:-1] == [".vscode"] and base == "tasks.json":
         return "VS Code runs a `runOn: folderOpen` task when the folder is opened", "vscode"
+    if base == ".devcontainer.json" or (base == "devcontainer.json" and ".devcontainer" in parts):
+        return ("the dev container runs its lifecycle commands when it is created or started",
+                "devcontainer")
     if _is_ci_config(parts):
         return "CI runs its steps on the next push, with the repository's secrets", "ci"
     if any(p in (".husky", ".githooks") for p in parts[:-1]) and base not in ("_", "husky.sh") \
@@ -177,6 +184,7 @@ def _scan(content: str, language: str, *, cwd: str, where: str,
     worst: Effect | None = None
     found = _hook_commands(content) if language == "claude" else \
         _folder_open_tasks(content) if language == "vscode" else \
+        _lifecycle_commands(content) if language == "devcontainer" else \
         ci_steps(content) if language == "ci" else _npm_scripts(content)
     for name, command in found:
         e = shell_effect(command, cwd=cwd)
@@ -318,6 +326,45 @@ def _folder_open_tasks(content: str) -> list[tuple[str, str]]:
             args = [a for a in t.get("args", []) if isinstance(a, str)]
             out.append((f"folderOpen task {t.get('label', '')}".strip(),
                         " ".join([t["command"], *args])))
+    return out
+
+
+_LIFECYCLE = ("initializeCommand", "onCreateCommand", "updateContentCommand",
+              "postCreateCommand", "postStartCommand", "postAttachCommand")
+_STRING = re.compile(r'"(?:\\.|[^"\\\n])*"')
+_KEY_AFTER = re.compile(r"\s*:")
+
+
+def _lifecycle_commands(content: str) -> list[tuple[str, str]]:
+    """The lifecycle commands of a devcontainer.json text: a string is a shell command, an
+    array one program with its arguments, an object named commands of either form (run in
+    parallel). Of a fragment or a file with comments (which the format allows), every
+    ``"…Command": "…"`` string it writes."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        if not any(f'"{key}"' in content for key in _LIFECYCLE):
+            return []
+        out = []  # every string value of the fragment (an array's or an object's too)
+        for m in _STRING.finditer(content):
+            if _KEY_AFTER.match(content, m.end()):
+                continue  # a key, not a value
+            try:
+                out.append(("lifecycle command", json.loads(m.group(0))))
+            except ValueError:
+                out.append(("lifecycle command", m.group(0)[1:-1]))
+        return out
+    if not isinstance(data, dict):
+        return []
+    out = []
+    for key in _LIFECYCLE:
+        value = data.get(key)
+        named = value.items() if isinstance(value, dict) else [(key, value)]
+        for name, command in named:
+            if isinstance(command, list):
+                command = shlex.join(str(x) for x in command)
+            if isinstance(command, str) and command.strip():
+                out.append((str(name), command))
     return out
 
 
