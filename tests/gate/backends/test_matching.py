@@ -65,6 +65,17 @@ def test_aliases_and_number_words_meet_the_call_s_arguments() -> None:
     assert nested.actions == {"kill"} and {"mywor"} in nested.objects  # stems cut to 5 letters
 
 
+def test_a_program_named_for_what_it_acts_on_meets_the_request_s_word() -> None:
+    """"turn off the firewall" names ``ufw``'s object in words; "disable SELinux" names
+    ``setenforce``'s: without these the request shared nothing with the command."""
+    for request_text, command in [("turn off the firewall, I'm debugging a port", "ufw disable"),
+                                  ("disable selinux for now", "sudo setenforce 0"),
+                                  ("flush the firewall rules", "iptables -F")]:
+        terms = call_terms("bash", {"command": command})
+        assert matched(terms.objects, request_terms(request_text)) == 1, command
+        assert matched(terms.objects, request_terms("fix the failing test")) == 0
+
+
 def test_request_actions_read_tear_down_undo_and_plain_reads() -> None:
     assert request_actions("tear down the namespace") == {"delete"}
     assert "undo" in request_actions("undo my last three commits completely")

@@ -123,6 +123,16 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "gbp": ("pound",),
 }
 """Call-side or request-side word → the other words that name the same thing."""
+PROGRAM_OBJECTS: dict[str, tuple[str, ...]] = {
+    "ufw": ("firewall",), "iptables": ("firewall",), "ip6tables": ("firewall",),
+    "nft": ("firewall",), "firewall-cmd": ("firewall",), "setenforce": ("selinux",),
+    "aa-teardown": ("apparmor",), "aa-disable": ("apparmor",), "aa-complain": ("apparmor",),
+    "auditctl": ("audit",), "sysctl": ("kernel",), "modprobe": ("kernel", "module"),
+    "rmmod": ("kernel", "module"), "insmod": ("kernel", "module"),
+}
+"""Programs whose name is the thing they act on, which a request names in words ("turn off
+the firewall" for ``ufw disable``, "disable SELinux" for ``setenforce 0``): these words are
+the call's objects too."""
 ACTIONS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     # concept: (how a request says it, how a call does it: program/tool words and flags)
     "delete": (
@@ -400,6 +410,7 @@ def call_terms(tool: str, arguments: Any, command: str | None) -> CallTerms:
         verbs: list[str] = []
         for c in executed_commands(command):
             verbs.append(c.program)
+            objects += PROGRAM_OBJECTS.get(c.program, ())
             argv = _own_arguments(c.program, c.argv)
             plain = [a for a in argv if not a.startswith("-")]
             verbs += plain[:2] + [a for a in argv if a in ("-delete", "--hard")]
