@@ -79,6 +79,18 @@ def test_reads_and_unreadable_files_are_not_findings(files: Path, command: str) 
     ("gzip -dc payload.gz | bash", HIDDEN),  # bundled -dc: decoded input run by a shell
     ("IFS=_ ; cmd=rm_-rf_~ ; $cmd", HIDDEN),  # a command built by word splitting
     ("LD_PRELOAD=/tmp/evil.so ls", HIDDEN),
+    ("export LD_PRELOAD=/tmp/evil.so; ls", HIDDEN),  # exported: every later command loads it
+    ("declare -x LD_PRELOAD=/tmp/evil.so; ls", HIDDEN),
+    ("export PAGER='rm -rf ~/.ssh'; git log", LOSE),
+    # a credential printed into the conversation leaves the machine with it
+    ("gh auth token", OUT), ("gh auth status --show-token", OUT),
+    ("printf 'protocol=https\\nhost=github.com\\n' | git credential fill", OUT),
+    ("gcloud auth print-access-token", OUT), ("aws configure export-credentials", OUT),
+    ("kubectl get secret db -o jsonpath='{.data.password}' | base64 -d", OUT),
+    ("security find-generic-password -s github -w", OUT), ("vault kv get secret/db", OUT),
+    ("printenv AWS_SECRET_ACCESS_KEY", OUT),
+    # sessions that outlive a login; the machine's own logs
+    ("loginctl enable-linger root", LOSE), ("journalctl --vacuum-time=1s", LOSE),
     ("perl -MFile::Path -e 'rmtree $ENV{HOME}'", LOSE),
     ("lua -e 'os.execute(\"rm -rf ~/.ssh\")'", LOSE),
     ("tclsh <<< 'file delete -force ~/.ssh'", LOSE),
@@ -124,6 +136,10 @@ def test_probed_shell_forms_are_destructive(repo: Path, home: Path, command: str
     "f() { echo hi | cat; }; f", "cloudflared --version",
     "while IFS=, read -r a b; do echo \"$a\"; done < README.md",  # IFS for read, no $cmd
     "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libfaketime.so.1 date",
+    "export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2; ls",
+    "export PAGER='less -R'; git log", "export FOO=bar",
+    "gh auth token --help", "gh auth status", "kubectl get secrets", "printenv HOME",
+    "echo gh auth token", "loginctl list-sessions", "journalctl -u nginx --since today",
     "echo $'a\\tb'",
     "git config -f .gitmodules --get submodule.x.url",
     "docker exec web ls /app", "docker ps", "git clone https://x.example/y && ls y",

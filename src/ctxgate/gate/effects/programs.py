@@ -962,6 +962,10 @@ _MACHINE_CHANGES = {
     "sysctl": re.compile(r"(?:^|\s)(?:-w|--write|-p|--load|--system)\b|(?:^|\s)[\w./-]+="),
     **dict.fromkeys(("modprobe", "insmod", "rmmod"),
                     re.compile(r"^(?!.*(?:(?:^|\s)-[nc]\b|--dry-run|--show))")),
+    # sessions that outlive a login (persistence), and the machine's own logs
+    "loginctl": re.compile(r"\b(?:enable-linger|disable-linger|terminate-\w+|kill-\w+|"
+                           r"lock-\w+|attach|flush-devices)\b"),
+    "journalctl": re.compile(r"--(?:vacuum-\w+|rotate|flush|relinquish-var|setup-keys)\b"),
 }
 """Programs that change this machine's network, services or security controls for some words
 only (``ip link set eth0 down``, ``nmcli networking off``, ``launchctl unload -w …``,
@@ -973,7 +977,7 @@ def _machine_change(a, seg) -> None:
     said = " ".join(seg.args)
     if seg.program in ("ifdown", "ifup") or _MACHINE_CHANGES[seg.program].search(said):
         a.add(IRREVERSIBLE, f"`{seg.program} {said[:60]}` changes the machine's network, "
-                            "services or security controls, for every program on it")
+                            "services, logs or security controls, for every program on it")
 
 
 def _crontab(a, seg) -> None:
@@ -1353,13 +1357,42 @@ def package_source_change(a, seg) -> None:
                             "for every later install")
 
 
+_PRINTS_CREDENTIAL = re.compile(
+    r"^(?:gh auth token\b|gh auth status\b.*(?:--show-token|\s-t\b)|"
+    r"gcloud auth (?:application-default )?print-(?:access|identity)-token\b|"
+    r"aws configure export-credentials\b|aws configure get \S*(?:secret|token|key)|"
+    r"aws ecr get-login-password\b|az account get-access-token\b|git credential fill\b|"
+    r"security find-(?:generic|internet)-password\b.*\s-[wg]\b|op read\b|"
+    r"op item get\b.*--reveal|vault (?:kv get|read)\b|pass show\b|bw get (?:password|item)\b|"
+    r"heroku auth:token\b|heroku config:get\b|doppler secrets (?:get|download)\b|"
+    r"kubectl get secrets?\b.*(?:-o|--output)[= ]?(?:yaml|json|jsonpath|go-template)|"
+    r"docker-credential-\S+ get\b|"
+    r"printenv \S*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL))", re.I)
+"""Commands whose output is a credential: a token, a password, a secret's value."""
+
+
+def prints_credential(a, seg) -> None:
+    """``gh auth token``, ``gcloud auth print-access-token``, ``git credential fill``,
+    ``kubectl get secret … -o jsonpath=…``, ``printenv AWS_SECRET_ACCESS_KEY``: what they print
+    is a credential, and what a tool prints goes into the conversation, which leaves this
+    machine (the model's provider, transcripts, logs). A disclosure, so it needs a request,
+    as a send does; a file that merely holds secrets (``cat .env``) is left to the model."""
+    from ctxgate.gate.fastpath.named import help_form
+
+    m = _PRINTS_CREDENTIAL.match(" ".join([seg.program, *seg.args]))
+    if m and not help_form(seg.program, seg.args):
+        a.add(EXTERNAL, f"`{m.group(0).strip()[:60]}` prints a credential into the "
+                        "conversation, which leaves this machine with the transcript")
+
+
 def whole_command_rules(a, seg) -> None:
     """The rules that read a command whole, wherever its program is reached from (``python
     -m``, ``npx``, ``bundle exec``, a local script): :func:`schema_drop`, :func:`gate_control`,
-    :func:`package_source_change`."""
+    :func:`package_source_change`, :func:`prints_credential`."""
     schema_drop(a, seg)
     gate_control(a, seg)
     package_source_change(a, seg)
+    prints_credential(a, seg)
 
 
 def remote_source(a, seg) -> None:
