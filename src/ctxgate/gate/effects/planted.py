@@ -29,10 +29,16 @@ later without asking anyone, and what they do then is the real effect of the wri
   …): CI runs each step's ``run:``/``script:``/``command:`` on the next push, with the
   repository's secrets (:func:`ci_steps`).
 
-Not here: ``.envrc`` (direnv runs it only after ``direnv allow``), ``.mcp.json`` (Claude Code
-asks before it starts a project's server), ``Makefile`` and other files
-that run only when someone runs them explicitly (a run of a script is scanned when it is
-run: :mod:`.shell`), and ``.git/hooks`` (irreversible already: the repository itself).
+Files that run only when someone runs them (a Python or shell source file, a Makefile's
+recipes, any package.json script, a notebook's cells: :func:`run_later`) are scanned for one
+thing only, code fetched from elsewhere and run (``curl … | sh``, ``exec(urlopen(…).read())``):
+the next ``pytest``, ``make test`` or ``npm test`` would run it looking like ordinary work.
+Their other effects are judged when they run (an application deletes and sends as a matter
+of course; a run of a script is scanned when it is run: :mod:`.shell`).
+
+Not here: ``.envrc`` (direnv runs it only after ``direnv allow``, and again only after a
+change is allowed), ``.mcp.json`` (Claude Code asks before it starts a project's server),
+and ``.git/hooks`` (irreversible already: the repository itself).
 
 :func:`planted_effect` scans the written text the way a run of it would be scanned (Python
 with :mod:`.code`, shell with :mod:`.shell`, npm scripts, hook commands and folder-open tasks as shell commands) and returns the
@@ -51,13 +57,14 @@ from typing import Any
 
 from ctxgate.gate.effects.model import SEVERITY, Effect, EffectClass, EffectSource
 
-__all__ = ["HOOK", "autorun", "ci_steps", "planted_effect", "planted_in_arguments"]
+__all__ = ["HOOK", "autorun", "ci_steps", "planted_effect", "planted_in_arguments", "run_later"]
 
 _ENTRY = re.compile(r"^\s*-?\s*entry:\s*(.+?)\s*$", re.M)
 _REPO = re.compile(r"^\s*-?\s*repo:\s*['\"]?([^\s'\"#]+)", re.M)
 _NPM_SCRIPTS = ("preinstall", "install", "postinstall", "preprepare", "prepare",
                 "postprepare", "prepublish", "prepack", "postpack", "prepublishOnly")
 _NPM_SCRIPT = re.compile('"(' + "|".join(_NPM_SCRIPTS) + r')"\s*:\s*"((?:\\.|[^"\\])*)"')
+_ANY_SCRIPT = re.compile(r'"([\w:.-]+)"\s*:\s*"((?:\\.|[^"\\])*)"')
 
 
 def autorun(path: str) -> tuple[str, str] | None:
@@ -94,6 +101,28 @@ def autorun(path: str) -> tuple[str, str] | None:
     return None
 
 
+def run_later(path: str) -> tuple[str, str] | None:
+    """``(who runs it, language)`` for a file that runs only when someone runs it: a Python or
+    shell source file, a Makefile's recipes, every script of a package.json. Code planted
+    there is not run by writing it, but the next ``pytest``, ``make test`` or ``npm test``
+    runs it looking like ordinary work, so code fetched from elsewhere and run (``curl … |
+    sh``, ``exec(urlopen(…).read())``) is judged when it is written; other effects are left
+    to the run (an application deletes and sends as a matter of course)."""
+    norm = os.path.normpath(path.replace("\\", "/"))
+    base = os.path.basename(norm)
+    if base.endswith((".py", ".pyw")):
+        return "it runs when the program or its tests run", "python"
+    if base.endswith((".sh", ".bash", ".zsh")):
+        return "it runs when the script is run", "shell"
+    if base.endswith(".ipynb"):
+        return "its cells run when the notebook is run", "notebook"
+    if base in ("Makefile", "makefile", "GNUmakefile") or base.endswith(".mk"):
+        return "make runs its recipes when a target is built", "make"
+    if base == "package.json" and "node_modules" not in norm.split(os.sep):
+        return "npm runs its scripts on `npm run` and `npm test`", "npm-all"
+    return None
+
+
 HOOK = ("git runs it as a hook (core.hooksPath)", "shell")
 """The :func:`autorun` answer for a git hook, for callers that know a file is one."""
 
@@ -110,8 +139,18 @@ def planted_effect(path: str, content: str, *, cwd: str, construct: str,
     is the project's own cleanup more often than not (2 of 13 real conftest.py files here
     ``rmtree`` their own scratch directory), so only what the scan can name counts."""
     found = kind or autorun(path)
-    if found is None or not content:
+    if not content:
         return None
+    if found is None or (found[1] == "npm" and not existing):
+        later = run_later(path)  # run only when someone runs it: untrusted code only
+        if later is not None:
+            effect = _scan(content, later[1], cwd=cwd, existing=existing,
+                           where=f"{construct} {verb} {path} ({later[0]}), and there the code")
+            if effect is not None and effect.effect is EffectClass.UNTRUSTED_CODE:
+                return Effect(effect=effect.effect, source=EffectSource.CODE_SCAN,
+                              evidence=effect.evidence, details=effect.details)
+        if found is None:
+            return None
     who, language = found
     where = f"{construct} {verb} {path} ({who}), and there the code"
     effect = _scan(content, language, cwd=cwd, where=where, existing=existing)
@@ -136,7 +175,7 @@ def planted_in_arguments(tool: str, arguments: Any, *, cwd: str,
     if path is None:
         path = next((v for k in _PATH_ARGS if isinstance(v := arguments.get(k), str) and v),
                     None)
-    if path is None or autorun(path) is None:
+    if path is None or (autorun(path) is None and run_later(path) is None):
         return None
     texts = [v for k in _TEXT_ARGS if isinstance(v := arguments.get(k), str)]
     edits = arguments.get("edits")
@@ -175,6 +214,21 @@ def _scan(content: str, language: str, *, cwd: str, where: str,
         content = entries
         if not content:
             return None
+    if language == "notebook":
+        worst: Effect | None = None
+        for shell, source in _notebook_cells(content):
+            e = (shell_effect(source, cwd=cwd) if shell
+                 else code_effect(source, where=where, cwd=cwd))
+            if e is not None and e.effect.destructive and (
+                    worst is None or SEVERITY.index(e.effect) > SEVERITY.index(worst.effect)):
+                worst = _prefixed(e, where) if shell else e
+        return worst
+    if language == "make":  # recipe lines: a tab, then a command (@ and - prefixes dropped)
+        content = "\n".join(line[1:].lstrip("@-+ ") for line in content.splitlines()
+                            if line.startswith("\t"))
+        language = "shell"
+        if not content:
+            return None
     if language == "shell" and content.startswith("#!") and \
             re.search(r"python|node", content.split("\n", 1)[0]):
         return code_effect(content, where=where, cwd=cwd)  # a hook written in Python or JS
@@ -185,7 +239,8 @@ def _scan(content: str, language: str, *, cwd: str, where: str,
     found = _hook_commands(content) if language == "claude" else \
         _folder_open_tasks(content) if language == "vscode" else \
         _lifecycle_commands(content) if language == "devcontainer" else \
-        ci_steps(content) if language == "ci" else _npm_scripts(content)
+        ci_steps(content) if language == "ci" else \
+        _npm_scripts(content, every=language == "npm-all")
     for name, command in found:
         e = shell_effect(command, cwd=cwd)
         if e is not None and e.effect.destructive and (
@@ -257,8 +312,9 @@ def ci_steps(content: str) -> list[tuple[str, str]]:
     return [(k, c) for k, c in out if c]
 
 
-def _npm_scripts(content: str) -> list[tuple[str, str]]:
-    """The install-time scripts of a package.json text (a whole file, or an edit's fragment)."""
+def _npm_scripts(content: str, *, every: bool = False) -> list[tuple[str, str]]:
+    """The install-time scripts of a package.json text (a whole file, or an edit's fragment);
+    ``every``: all its scripts."""
     try:
         data = json.loads(content)
     except ValueError:
@@ -266,10 +322,11 @@ def _npm_scripts(content: str) -> list[tuple[str, str]]:
     if isinstance(data, dict):
         scripts = data.get("scripts")
         if isinstance(scripts, dict):
-            return [(k, v) for k, v in scripts.items() if k in _NPM_SCRIPTS and isinstance(v, str)]
+            return [(k, v) for k, v in scripts.items()
+                    if (every or k in _NPM_SCRIPTS) and isinstance(v, str)]
         return []
     out = []
-    for m in _NPM_SCRIPT.finditer(content):
+    for m in (_ANY_SCRIPT if every else _NPM_SCRIPT).finditer(content):
         try:
             out.append((m.group(1), json.loads(f'"{m.group(2)}"')))
         except ValueError:
@@ -365,6 +422,41 @@ def _lifecycle_commands(content: str) -> list[tuple[str, str]]:
                 command = shlex.join(str(x) for x in command)
             if isinstance(command, str) and command.strip():
                 out.append((str(name), command))
+    return out
+
+
+_CELL_SHELL = re.compile(r"\A\s*%%(?:bash|sh|script\s+(?:ba)?sh)\b[^\n]*\n")
+
+
+def _notebook_cells(content: str) -> list[tuple[bool, str]]:
+    """``(is shell, source)`` of a notebook's code: every code cell of an ``.ipynb`` JSON
+    text, or the text itself as one cell (an edit's new source); in a Python cell, each
+    ``!command`` line is shell and the rest Python; a ``%%bash`` cell is shell whole."""
+    cells: list[str] = []
+    try:
+        data = json.loads(content)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("cells"), list):
+        for cell in data["cells"]:
+            if isinstance(cell, dict) and cell.get("cell_type", "code") == "code":
+                src = cell.get("source", "")
+                cells.append("".join(src) if isinstance(src, list) else str(src))
+    else:
+        cells.append(content)
+    out: list[tuple[bool, str]] = []
+    for source in cells:
+        m = _CELL_SHELL.match(source)
+        if m:
+            out.append((True, source[m.end():]))
+            continue
+        bang = [line.strip()[1:] for line in source.splitlines() if line.strip().startswith("!")]
+        if bang:
+            out.append((True, "\n".join(bang)))
+        code = "\n".join(line for line in source.splitlines()
+                         if not line.strip().startswith(("!", "%")))
+        if code.strip():
+            out.append((False, code))
     return out
 
 
