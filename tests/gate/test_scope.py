@@ -496,3 +496,28 @@ def test_a_clean_the_request_covers(repo: Path, request_text: str, command: str)
     (repo / ".gitignore").write_text("build/\n")
     assert unnamed_targets("bash", {"command": command}, request_text, cwd=str(repo)) == []
     assert (repo / "draft.txt").exists()
+
+
+def test_a_glob_over_the_parent_of_the_named_path_is_listed(tmp_path: Path, gate) -> None:
+    from ctxgate.gate import ToolCall
+
+    """``rm -rf /tmp/*`` for "the temp files in /tmp/build-cache": the glob is expanded
+    against the real directory, and every sibling of the named path is more than was asked.
+    The same glob inside the named path, or for a request that names the parent, is not."""
+    base = tmp_path / "tmpdir"
+    (base / "build-cache").mkdir(parents=True)
+    (base / "other-app.sock").write_text("x")
+    (base / "session-9").mkdir()
+    found = unnamed_targets("bash", {"command": f"rm -rf {base}/*"},
+                            f"delete the temp files the build left in {base}/build-cache",
+                            cwd=str(tmp_path))
+    assert found and any("beside the" in f for f in found), found
+    assert unnamed_targets("bash", {"command": f"rm -rf {base}/build-cache/*"},
+                           f"empty the {base}/build-cache directory", cwd=str(tmp_path)) == []
+    assert unnamed_targets("bash", {"command": f"rm -rf {base}/*"},
+                           f"delete everything in {base}", cwd=str(tmp_path)) == []
+    gate.new_run()
+    v = gate.decide_sync(ToolCall(tool="bash", arguments={"command": f"rm -rf {base}/*"},
+                                  cwd=str(tmp_path)),
+                         user_request=f"delete the temp files the build left in {base}/build-cache")
+    assert v.outcome != "allow" and v.code == "beyond_request", v.reason

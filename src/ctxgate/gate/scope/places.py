@@ -67,7 +67,12 @@ def _places(targets: list[str], deleted: set[str], request: str, cwd: str) -> li
             re.sub(r"^(?:\$HOME|\$\{HOME\})(?=/|$)", "~", target))))
         base = os.path.basename(full)
         inside = [w for sp, w in said_paths.items() if sp.startswith(full.rstrip(os.sep) + os.sep)]
-        if target in deleted and inside and full not in said_paths:
+        beside = [w for sp, w in said_paths.items() if os.path.dirname(sp) == os.path.dirname(full)
+                  and sp != full and not full.startswith(sp + os.sep)]
+        if target in deleted and beside and not inside and full not in said_paths:
+            # /tmp/* expanded for "the temp files in /tmp/build-cache": /tmp/other, /tmp/x.log
+            out.append(f"{target}, beside the {beside[0]} the request names")
+        elif target in deleted and inside and full not in said_paths:
             out.append(f"{target}, which holds more than the {inside[0]} the request names")
         elif _excluded(base, request):
             out.append(f"{target}, which the request excludes")
