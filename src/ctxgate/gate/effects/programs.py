@@ -1196,6 +1196,8 @@ def _hidden_runs(a, seg) -> None:
 
         for x in args:
             name, eq, value = x.partition("=")
+            if eq and name in ("LD_PRELOAD", "LD_AUDIT"):
+                continue  # a library, not a command (the shell's assignment rule judges it)
             if eq and name in _CODE_VARIABLES and value.strip():
                 a.inner(f"`{prog} {name}=…` plants a command", value.lstrip("|").strip())
             elif eq and name == "PATH":

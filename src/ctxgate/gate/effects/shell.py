@@ -303,16 +303,15 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                                           f"variable on IFS={ifs.group(2)!r}: what runs is "
                                           "hidden from reading")
     for seg in segments:
-        # `export NAME=VALUE` (declare -x, typeset -x) sets it for every later command here
+        # `export LD_PRELOAD=…` (declare -x, typeset -x) loads it into every later command
         exported = seg.program in ("export", "declare", "typeset") and (
             seg.program == "export" or any(x.startswith("-") and "x" in x for x in seg.args))
         assignments = [*seg.env, *(x for x in seg.args if exported and "=" in x and
                                    not x.startswith("-"))]
         for assignment in assignments:
             name, _, value = assignment.partition("=")
-            if exported and name not in ("LD_PRELOAD", "LD_AUDIT") and (
-                    name not in _CODE_VARIABLES or len(value.split()) < 2):
-                continue  # (a one-word PAGER or EDITOR names a program, as PATH=… exports do)
+            if exported and name not in ("LD_PRELOAD", "LD_AUDIT"):
+                continue  # (other exports: the program rules' `_hidden_runs`)
             if name == "PATH":  # a program's name may now run another file
                 a.unknown.append(f"PATH={value[:60]} changes which file each program name runs")
             if name in ("LD_PRELOAD", "LD_AUDIT") and any(
@@ -323,9 +322,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                 continue
             if name in _CODE_VARIABLES and value.strip():
                 body = value.lstrip("|").strip()
-                if exported:  # the programs after it run it
-                    a.inner(f"export {name}={value[:60]!r} runs in later commands", body)
-                elif seg.program:
+                if seg.program:
                     a.inner(f"{name}={value!r} runs", body)
                 elif name == "PROMPT_COMMAND":  # this shell runs it before each prompt
                     a.inner(f"{name}={value[:60]!r} runs in this shell later", body)
