@@ -435,6 +435,12 @@ def _copy(a, seg) -> None:
         a.path(f"`{seg.program} … {dest}`", dest, "overwrite")
         if len(ops) == 2:
             _planted_copy(a, seg.program, ops[0], dest)
+            if seg.program == "ln" and any(x.startswith("-") and "s" in x.lstrip("-")[:4]
+                                           or x == "--symbolic" for x in seg.args):
+                link = os.path.normpath(os.path.join(a.cwd, os.path.expanduser(dest)))
+                # later writes go through it; a relative target is relative to the link's dir
+                a.links[link] = os.path.normpath(os.path.join(os.path.dirname(link),
+                                                              os.path.expanduser(ops[0])))
     if seg.program == "mv" or (seg.program == "rsync" and seg.has_option("--remove-source-files")):
         for src in ops[:-1]:
             a.path(f"`{seg.program}` moves {src} away", src, "edit")

@@ -97,6 +97,9 @@ class Analysis:
     scripts: list[tuple[str, str]] = field(default_factory=list)
     """``(program, script)`` for each script file an interpreter runs (``python t.py``),
     scanned once the whole command is walked (:func:`_scan_scripts`)."""
+    links: dict[str, str] = field(default_factory=dict)
+    """Symbolic links the command itself makes before it writes through them (``ln -sf
+    ~/.bashrc x && echo … > x``): the link's absolute path → its target as written."""
 
     def add(self, effect: EffectClass, evidence: str, *, guess: bool = False) -> None:
         self.findings.append(Finding(effect=effect, evidence=evidence, guess=guess))
@@ -113,11 +116,30 @@ class Analysis:
         a path that is not there) leaves the command unknown, so the model decides."""
         if action in ("overwrite", "append", "create"):
             self.written.append(path)
+        through = self._through_link(path)
+        if through is not None and action != "delete":  # a delete removes the link itself
+            found = path_finding(f"{construct} (through the link to {through})", through,
+                                 action, self.cwd)
+            if found is not None:
+                self.findings.append(found)
         found = path_finding(construct, path, action, self.cwd)
         if found is None:
             self.unknown.append(f"{construct}: no evidence ({path} does not exist)")
         else:
             self.findings.append(found)
+
+    def _through_link(self, path: str) -> str | None:
+        """The target of a link this command made, when ``path`` is that link or lies under
+        it; else ``None``."""
+        if not self.links:
+            return None
+        full = os.path.normpath(os.path.join(self.cwd, os.path.expanduser(path)))
+        for link, target in self.links.items():
+            if full == link:
+                return target
+            if full.startswith(link + os.sep):
+                return os.path.join(target, full[len(link) + 1:])
+        return None
 
     def inner(self, construct: str, command: str) -> None:
         """Analyse ``command``, which ``construct`` runs; an unknown body stays unknown."""
@@ -378,6 +400,14 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
     _planted_writes(a, segments, parsed.heredocs)
     _heredoc_substitutions(a, parsed.heredocs, parsed.literal_heredocs)
     _parameter_substitutions(a, command)
+    if a.links:  # redirections were judged before `ln -s` made their target a link
+        for r in parsed.redirections:
+            through = a._through_link(r.target) if r.writes_file else None
+            found = through and path_finding(
+                f"redirection `{r.operator} {r.target}` (through the link to {through})",
+                through, "append" if r.operator in (">>", "&>>") else "overwrite", a.cwd)
+            if found:
+                a.findings.append(found)
     return a
 
 
