@@ -223,6 +223,13 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
         a.unknown.append(f"git {sub}")
         return
     words = [x for x in rest if not x.startswith("-")]
+    if sub == "clone":  # a new directory where it is cloned to, judged by the path rules
+        from ctxgate.gate.effects.shell import _CLONE_VALUES
+
+        ops = [x for k, x in enumerate(rest) if not x.startswith("-") and not (
+            k and rest[k - 1] in _CLONE_VALUES)]
+        if len(ops) >= 2:
+            a.path(f"`git clone` into {ops[1]}", ops[1], "create")
     if sub == "config":  # the values of -f FILE, --type T … are not the key
         words = [x for k, x in enumerate(rest) if not x.startswith("-") and not (
             k and rest[k - 1] in _CONFIG_VALUE_OPTIONS)]

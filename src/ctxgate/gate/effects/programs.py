@@ -234,6 +234,10 @@ def _curl(a, seg) -> None:
                         "request to a server")
 
 
+_SED_WRITE = re.compile(r"(^|[;\n{}]\s*|[0-9$]\s*|/[gpI0-9]*)[wW][ \t]+([^\n;}]+)")
+"""A sed ``w FILE``/``W FILE`` command or ``s///w FILE`` flag; group 2: the file."""
+
+
 def _sed(a, seg) -> None:
     args = seg.args
     inplace = any(x == "-i" or x.startswith("--in-place") or re.fullmatch(r"-[nrEsuz]*i\S*", x)
@@ -244,6 +248,10 @@ def _sed(a, seg) -> None:
         scripts, ops = [ops[0]], ops[1:]
     if any(re.search(r"(^|[;\n{}]\s*|[0-9$]\s*|/[gpI0-9]*)[wWe](\s|$)", s) for s in scripts):
         a.add(IRREVERSIBLE, "a `sed` script writes a file or runs a command (its w/e commands)")
+        for script in scripts:  # the files its w commands name, for the path rules and scope
+            for m in _SED_WRITE.finditer(script):
+                if m.group(2).strip() not in ("/dev/stdout", "/dev/stderr"):
+                    a.path(f"`sed` w {m.group(2).strip()}", m.group(2).strip(), "overwrite")
     if inplace:
         for word in ops:
             for p in _expand(a.cwd, word):

@@ -310,12 +310,12 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
         # the fallback scanner's view is a best effort: what it finds still counts, but it
         # never vouches that a command only reads (bash may read the text otherwise)
         a.unparsed.append(parsed.error or "no detail")
-    for r in parsed.redirections:
-        if r.writes_file:
-            action: Action = "append" if r.operator in (">>", "&>>") else \
-                "modify" if r.operator == "<>" else "overwrite"
-            a.path(f"redirection `{r.operator} {r.target}`", r.target, action)
     segments = parsed.segments
+    own = {r for s in segments for r in s.redirections}
+    moves = any(s.program in ("cd", "pushd") for s in segments)
+    for r in parsed.redirections:  # a segment's own are judged where it runs (after a cd)
+        if not (moves and r in own):
+            _redirection(a, r)
     downloads = any(s.program in _DOWNLOADERS for s in segments)
     _computed_code(a, segments)
     ifs = _IFS.search(command)
@@ -324,7 +324,12 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
         a.add(EffectClass.UNTRUSTED_CODE, f"`{split[0]}` is a command built by splitting a "
                                           f"variable on IFS={ifs.group(2)!r}: what runs is "
                                           "hidden from reading")
+    start = a.cwd
     for seg in segments:
+        if moves:
+            _follow_cd(a, seg)
+            for r in seg.redirections:
+                _redirection(a, r)
         # `export LD_PRELOAD=…` (declare -x, typeset -x) loads it into every later command
         exported = seg.program in ("export", "declare", "typeset") and (
             seg.program == "export" or any(x.startswith("-") and "x" in x for x in seg.args))
@@ -395,6 +400,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             _scan_tasks(a, seg, segments, parsed.heredocs)
         if seg.program in AUTORUNNERS:
             _scan_autoruns(a, seg, segments, seg.program, seg.args)
+    a.cwd = start  # the passes below read the command whole, from where it starts
     _cloned_runs(a, segments)
     _scan_scripts(a, segments, parsed.heredocs)
     _planted_writes(a, segments, parsed.heredocs)
@@ -1019,6 +1025,30 @@ def _cloned_runs(a: Analysis, segments) -> None:
                       f"`{later.raw[:60]}` runs code from {url[:80]}, cloned by the same "
                       "command: nothing of it could be read before it runs")
                 return
+
+
+def _redirection(a: Analysis, r) -> None:
+    if r.writes_file:
+        action: Action = "append" if r.operator in (">>", "&>>") else \
+            "modify" if r.operator == "<>" else "overwrite"
+        a.path(f"redirection `{r.operator} {r.target}`", r.target, action)
+
+
+def _follow_cd(a: Analysis, seg) -> None:
+    """``cd DIR``/``pushd DIR`` with a literal DIR (``~`` and ``$HOME`` expanded; bare ``cd``
+    is home): the paths of the segments after it are judged from there (``cd /etc && echo x >
+    hosts`` writes /etc/hosts, not ./hosts). A DIR the gate cannot expand (``cd "$d"``,
+    ``cd -``) leaves the walk where it was, as before."""
+    if seg.program not in ("cd", "pushd"):
+        return
+    operands = [x for x in seg.args if not (x.startswith("-") and len(x) > 1)]
+    if seg.program == "pushd" and operands and operands[0].startswith("+"):
+        return  # a rotation of the directory stack
+    from ctxgate.gate.effects.paths import resolve_path
+
+    target = resolve_path(operands[0], a.cwd) if operands else os.path.expanduser("~")
+    if target is not None:
+        a.cwd = target
 
 
 def _moved(a: Analysis, segments) -> bool:
