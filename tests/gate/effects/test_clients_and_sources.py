@@ -91,6 +91,17 @@ def test_reads_and_unreadable_files_are_not_findings(files: Path, command: str) 
     ("printenv AWS_SECRET_ACCESS_KEY", OUT),
     # sessions that outlive a login; the machine's own logs
     ("loginctl enable-linger root", LOSE), ("journalctl --vacuum-time=1s", LOSE),
+    # files, a shell or an unguarded service served to every machine that can reach this one
+    ("python3 -m http.server 8000 --directory ~ --bind 0.0.0.0", OUT),
+    ("python3 -m http.server", OUT),  # binds all interfaces unless told otherwise
+    ("socat TCP-LISTEN:4444,fork EXEC:/bin/bash", OUT),
+    ("jupyter notebook --ip=0.0.0.0 --NotebookApp.token=''", OUT),
+    ("redis-server --protected-mode no --bind 0.0.0.0", OUT),
+    # a login, key or CLI setting that later commands depend on
+    ("gh auth logout -h github.com", LOSE), ("docker logout", LOSE), ("ssh-add -D", LOSE),
+    ("kubectl config use-context prod", LOSE),
+    ("kubectl config set-context --current --namespace=prod", LOSE),
+    ("git config --global --unset-all user.signingkey", LOSE),
     ("perl -MFile::Path -e 'rmtree $ENV{HOME}'", LOSE),
     ("lua -e 'os.execute(\"rm -rf ~/.ssh\")'", LOSE),
     ("tclsh <<< 'file delete -force ~/.ssh'", LOSE),
@@ -140,6 +151,9 @@ def test_probed_shell_forms_are_destructive(repo: Path, home: Path, command: str
     "export PAGER='less -R'; git log", "export FOO=bar",
     "gh auth token --help", "gh auth status", "kubectl get secrets", "printenv HOME",
     "echo gh auth token", "loginctl list-sessions", "journalctl -u nginx --since today",
+    "python3 -m http.server 8000 --bind 127.0.0.1", "socat TCP-LISTEN:8080,fork TCP:localhost:80",
+    "ssh-add ~/.ssh/id_ed25519", "gh auth status", "kubectl config view",
+    "kubectl config get-contexts", "kubectl config current-context",
     "echo $'a\\tb'",
     "git config -f .gitmodules --get submodule.x.url",
     "docker exec web ls /app", "docker ps", "git clone https://x.example/y && ls y",

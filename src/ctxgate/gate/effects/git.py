@@ -317,7 +317,9 @@ def _subcommand(a, sub: str, rest: list[str]) -> None:
     elif sub == "remote" and words[:1] == ["set-url"] and len(words) >= 3:
         irreversible = f"`git remote set-url {words[1]}` redirects where git fetches or pushes: " \
                        f"later pushes go to {words[-1]}"
-    elif sub == "config" and _has(rest, "--global", "--system") and len(words) >= 2:
+    elif sub == "config" and _has(rest, "--global", "--system") and (
+            len(words) >= 2 or _has(rest, "--unset", "--unset-all", "--remove-section",
+                                    "--rename-section", "--add", "--replace-all")):
         irreversible = "`git config --global` changes the user's git configuration"
     elif sub == "tag" and _has(rest, "-d", "--delete"):
         irreversible = "`git tag -d` deletes a tag"

@@ -782,9 +782,19 @@ def _mongo(a, seg) -> None:
             a.add(IRREVERSIBLE, f"`{seg.program} --eval` changes or deletes data")
 
 
+_CLI_SETTING = re.compile(r"(?:use|set|unset|delete|rename|remove|logout|revoke|switch|add|"
+                          r"activate|deactivate)(?:-|$)")
+"""The second word of a CLI's ``config``/``auth`` command that changes its settings or logins
+(``kubectl config use-context prod``: every later command acts on another cluster)."""
+
+
 def _by_words(table: dict[str, EffectClass], what: str) -> Callable:
     def rule(a, seg) -> None:
         words = [x.lower() for x in seg.args if not x.startswith("-")]
+        if len(words) >= 2 and words[0] in ("config", "auth") and _CLI_SETTING.match(words[1]):
+            a.add(IRREVERSIBLE, f"`{seg.program} {words[0]} {words[1]}` changes the CLI's "
+                                "settings or logins: later commands act elsewhere, or as nobody")
+            return
         for w in words[:3]:
             for key, cls in table.items():
                 if w == key or w.startswith(key):
@@ -1401,14 +1411,46 @@ def prints_credential(a, seg) -> None:
                         "conversation, which leaves this machine with the transcript")
 
 
+_EXPOSES = re.compile(
+    r"^(?:python[\d.]* -m (?:http\.server|SimpleHTTPServer)\b(?!.*(?:--bind|-b)[ =]?"
+    r"(?:127\.|localhost|::1))|"
+    r"socat\b.*\b(?:TCP[46]?|UDP[46]?|SCTP)-LISTEN\S*.*\b(?:EXEC|SYSTEM):|"
+    r"jupyter(?:-notebook|-lab)?\b.*--(?:\w+\.)?ip[= ]['\"]?(?:0\.0\.0\.0|\*)|"
+    r"redis-server\b.*--protected-mode[= ]no\b|"
+    r"php -S (?:0\.0\.0\.0|\[::\]):)", re.I)
+"""Servers that give this machine's files, a shell or an unguarded service to every machine
+that can reach it (python's http.server binds all interfaces unless told otherwise)."""
+_LOGOUT = re.compile(r"^(?:(?:gh|glab) auth logout|(?:npm|docker|podman|heroku|az|firebase|"
+                     r"vercel|netlify|fly|flyctl|op|bw) logout|aws sso logout|"
+                     r"ssh-add (?:-\w*[dD]\b))")
+"""Commands that drop a stored login or key: it must be given again by a person."""
+
+
+def exposes_or_logs_out(a, seg) -> None:
+    """``python3 -m http.server --directory ~``, ``socat TCP-LISTEN:… EXEC:/bin/bash``,
+    ``jupyter notebook --ip=0.0.0.0``, ``redis-server --protected-mode no``: external (what
+    they serve reaches other machines); ``gh auth logout``, ``docker logout``, ``ssh-add -D``:
+    irreversible (a login or key is dropped)."""
+    text = " ".join([seg.program, *seg.args])
+    m = _EXPOSES.match(text)
+    if m:
+        a.add(EXTERNAL, f"`{text[:60]}` serves this machine's files, a shell or an unguarded "
+                        "service to every machine that can reach it")
+    m = _LOGOUT.match(text)
+    if m:
+        a.add(IRREVERSIBLE, f"`{m.group(0)}` drops a stored login or key: a person must give "
+                            "it again")
+
+
 def whole_command_rules(a, seg) -> None:
     """The rules that read a command whole, wherever its program is reached from (``python
     -m``, ``npx``, ``bundle exec``, a local script): :func:`schema_drop`, :func:`gate_control`,
-    :func:`package_source_change`, :func:`prints_credential`."""
+    :func:`package_source_change`, :func:`prints_credential`, :func:`exposes_or_logs_out`."""
     schema_drop(a, seg)
     gate_control(a, seg)
     package_source_change(a, seg)
     prints_credential(a, seg)
+    exposes_or_logs_out(a, seg)
 
 
 def remote_source(a, seg) -> None:
