@@ -99,6 +99,7 @@ def test_reads_and_unreadable_files_are_not_findings(files: Path, command: str) 
     ("redis-server --protected-mode no --bind 0.0.0.0", OUT),
     # a login, key or CLI setting that later commands depend on
     ("gh auth logout -h github.com", LOSE), ("docker logout", LOSE), ("ssh-add -D", LOSE),
+    ("watch -n 60 'rm -rf ~/work'", LOSE),  # watch runs its arguments with sh -c
     ("kubectl config use-context prod", LOSE),
     ("kubectl config set-context --current --namespace=prod", LOSE),
     ("git config --global --unset-all user.signingkey", LOSE),
@@ -152,7 +153,8 @@ def test_probed_shell_forms_are_destructive(repo: Path, home: Path, command: str
     "gh auth token --help", "gh auth status", "kubectl get secrets", "printenv HOME",
     "echo gh auth token", "loginctl list-sessions", "journalctl -u nginx --since today",
     "python3 -m http.server 8000 --bind 127.0.0.1", "socat TCP-LISTEN:8080,fork TCP:localhost:80",
-    "ssh-add ~/.ssh/id_ed25519", "gh auth status", "kubectl config view",
+    "ssh-add ~/.ssh/id_ed25519", "gh auth status", "kubectl config view", "watch -n 5 ls -la",
+    "watch 'df -h'",
     "kubectl config get-contexts", "kubectl config current-context",
     "echo $'a\\tb'",
     "git config -f .gitmodules --get submodule.x.url",

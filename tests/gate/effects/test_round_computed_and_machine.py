@@ -70,6 +70,12 @@ def test_a_program_computed_otherwise_is_left_to_the_model(outside: Path) -> Non
     ("auditctl -l", RO), ("auditctl -s", RO), ("spctl --status", RO), ("csrutil status", RO),
     ("nft list ruleset", RO), ("firewall-cmd --list-all", RO), ("sysctl -a", RO),
     ("sysctl net.ipv4.ip_forward", RO), ("modprobe -n dummy", RO),
+    # storage: volumes, encrypted devices, pools, arrays, partition tables
+    ("lvremove -f /dev/vg0/data", IRR), ("cryptsetup luksErase /dev/sdb1", IRR),
+    ("zpool destroy tank", IRR), ("mdadm --zero-superblock /dev/sdb", IRR),
+    ("sgdisk -Z /dev/sda", IRR), ("blkdiscard /dev/sdb", IRR),
+    ("cryptsetup status data", RO), ("zpool status", RO), ("mdadm --detail /dev/md0", RO),
+    ("sgdisk -p /dev/sda", RO),
 ])
 def test_network_and_service_changes(outside: Path, command: str, expected) -> None:
     e = shell_effect(command, cwd=str(outside))

@@ -990,6 +990,15 @@ _MACHINE_CHANGES = {
     "loginctl": re.compile(r"\b(?:enable-linger|disable-linger|terminate-\w+|kill-\w+|"
                            r"lock-\w+|attach|flush-devices)\b"),
     "journalctl": re.compile(r"--(?:vacuum-\w+|rotate|flush|relinquish-var|setup-keys)\b"),
+    # storage: encrypted volumes, pools, arrays and partition tables
+    "cryptsetup": re.compile(r"\b(?:luksErase|erase|luksFormat|luksKillSlot|luksRemoveKey|"
+                             r"reencrypt|luksSuspend|close|luksClose|remove)\b"),
+    "zpool": re.compile(r"\b(?:destroy|labelclear|remove|detach|offline|export|split|"
+                        r"clear|replace|create|add|attach|upgrade)\b"),
+    "mdadm": re.compile(r"--(?:zero-superblock|remove|fail|stop|create|grow)\b|"
+                        r"(?:^|\s)-[SCfrG]\b"),
+    "sgdisk": re.compile(r"(?:^|\s)(?:-[ZzodnxtcN]\b|--(?:zap-all|zap|clear|delete|new|"
+                         r"largest-new|typecode|change-name|mbrtogpt))"),
 }
 """Programs that change this machine's network, services or security controls for some words
 only (``ip link set eth0 down``, ``nmcli networking off``, ``launchctl unload -w …``,
@@ -1001,7 +1010,8 @@ def _machine_change(a, seg) -> None:
     said = " ".join(seg.args)
     if seg.program in ("ifdown", "ifup") or _MACHINE_CHANGES[seg.program].search(said):
         a.add(IRREVERSIBLE, f"`{seg.program} {said[:60]}` changes the machine's network, "
-                            "services, logs or security controls, for every program on it")
+                            "services, storage, logs or security controls, for every program "
+                            "on it")
 
 
 def _crontab(a, seg) -> None:
@@ -1147,7 +1157,8 @@ _RULES: dict[str, Callable] = {
                      "shutdown", "halt", "poweroff", "kill", "killall", "pkill", "useradd",
                      "userdel", "usermod", "passwd", "apt", "apt-get", "yum", "dnf", "pacman",
                      "brew", "snap", "iptables", "ufw", "mount", "umount", "swapoff",
-                     "chattr", "visudo"), _dangerous),
+                     "chattr", "visudo", "lvremove", "vgremove", "pvremove", "lvreduce",
+                     "blkdiscard"), _dangerous),
     "crontab": _crontab,
     **dict.fromkeys((*_MACHINE_CHANGES, "ifdown", "ifup"), _machine_change),
     "su": _su, "runuser": _su,

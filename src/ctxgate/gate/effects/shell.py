@@ -358,6 +358,10 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                         value)
         if not seg.program:
             continue
+        if "watch" in seg.wrappers and seg.argv and re.search(r"[\s;|&$`<>]", seg.argv[0]):
+            # watch joins its arguments and runs them with `sh -c`, again and again
+            a.inner("`watch` runs, every few seconds", " ".join(seg.argv))
+            continue
         if seg.context == "top" and _computed_program(a, seg):
             continue
         a.programs.append(seg.program)
