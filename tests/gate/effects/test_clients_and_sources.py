@@ -215,6 +215,9 @@ def test_a_link_inside_the_working_tree_stays_recoverable(repo: Path, command: s
     ("cd ~ && rm -rf .ssh", "dotfile"),
     ("pushd ~ > /dev/null; echo x > .profile", "dotfile"),
     ("cd && echo x > .zshrc", "dotfile"),  # a bare cd goes home
+    ("cd ~/.ssh && > authorized_keys", "dotfile"),  # a redirection with no command
+    ("env -C ~ sh -c \"echo x >> .bashrc\"", "dotfile"),  # env's own chdir, sh -c body too
+    ("env --chdir=$HOME rm -rf .ssh", "dotfile"),
 ])
 def test_paths_after_a_cd_are_judged_where_it_went(repo: Path, home: Path, command: str,
                                                    words: str) -> None:
@@ -229,6 +232,10 @@ def test_a_cd_into_the_working_tree_keeps_coding_work_recoverable(repo: Path,
     (repo / "pkg").mkdir()
     e = shell_effect(f"cd {repo}/pkg && echo 'x = 1' > new_module.py", cwd=str(tmp_path))
     assert e is not None and e.effect is EffectClass.LOCAL_RECOVERABLE, e
+    # env -C moves the command, not the shell's redirection of it
+    e = shell_effect(f"env -C {repo}/pkg ls > listing.txt", cwd=str(repo))
+    assert e is not None and e.effect is EffectClass.LOCAL_RECOVERABLE, e
+    assert not (repo / "pkg" / "listing.txt").exists() and "listing.txt" in e.evidence
     # a cd the gate cannot expand leaves the walk where it was (as before)
     e = shell_effect('cd "$WORK" && echo x > notes.txt', cwd=str(repo))
     assert e is not None and e.effect is EffectClass.LOCAL_RECOVERABLE, e

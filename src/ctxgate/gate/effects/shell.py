@@ -312,7 +312,8 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
         a.unparsed.append(parsed.error or "no detail")
     segments = parsed.segments
     own = {r for s in segments for r in s.redirections}
-    moves = any(s.program in ("cd", "pushd") for s in segments)
+    moves = any(s.program in ("cd", "pushd") or ("env" in s.wrappers and _ENV_CHDIR.search(s.raw))
+                for s in segments)
     for r in parsed.redirections:  # a segment's own are judged where it runs (after a cd)
         if not (moves and r in own):
             _redirection(a, r)
@@ -325,11 +326,17 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
                                           f"variable on IFS={ifs.group(2)!r}: what runs is "
                                           "hidden from reading")
     start = a.cwd
+    back: str | None = None  # the walk's cwd before an `env -C DIR` segment
     for seg in segments:
+        if back is not None and seg.context == "top":  # (its `sh -c` body runs there too)
+            a.cwd, back = back, None
         if moves:
             _follow_cd(a, seg)
             for r in seg.redirections:
                 _redirection(a, r)
+        chdir = _env_chdir(seg, a.cwd)
+        if chdir is not None:  # `env -C DIR CMD`: CMD (not its redirections) runs in DIR
+            back, a.cwd = a.cwd, chdir
         # `export LD_PRELOAD=…` (declare -x, typeset -x) loads it into every later command
         exported = seg.program in ("export", "declare", "typeset") and (
             seg.program == "export" or any(x.startswith("-") and "x" in x for x in seg.args))
@@ -404,6 +411,12 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             _scan_tasks(a, seg, segments, parsed.heredocs)
         if seg.program in AUTORUNNERS:
             _scan_autoruns(a, seg, segments, seg.program, seg.args)
+    if back is not None:
+        a.cwd = back
+    if moves and a.cwd != start:  # a bare `> f` after a cd: where bash put it is not kept
+        for r in parsed.redirections:
+            if r not in own:
+                _redirection(a, r)
     a.cwd = start  # the passes below read the command whole, from where it starts
     _cloned_runs(a, segments)
     _scan_scripts(a, segments, parsed.heredocs)
@@ -1036,6 +1049,22 @@ def _redirection(a: Analysis, r) -> None:
         action: Action = "append" if r.operator in (">>", "&>>") else \
             "modify" if r.operator == "<>" else "overwrite"
         a.path(f"redirection `{r.operator} {r.target}`", r.target, action)
+
+
+_ENV_CHDIR = re.compile(r"(?:^|\s)env\s(?:[^|;&]*?\s)?(?:-C\s*|--chdir[=\s])(\S+)")
+
+
+def _env_chdir(seg, cwd: str) -> str | None:
+    """The directory ``env -C DIR``/``--chdir=DIR`` runs its command in, when the segment is
+    wrapped so and DIR expands; else ``None``."""
+    if "env" not in seg.wrappers:
+        return None
+    m = _ENV_CHDIR.search(seg.raw)
+    if m is None:
+        return None
+    from ctxgate.gate.effects.paths import resolve_path
+
+    return resolve_path(m.group(1).strip("'\""), cwd)
 
 
 def _follow_cd(a: Analysis, seg) -> None:
