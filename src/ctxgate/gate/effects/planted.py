@@ -170,6 +170,8 @@ def planted_effect(path: str, content: str, *, cwd: str, construct: str,
 
 
 _PATH_ARGS = ("path", "file_path", "filePath", "filepath", "filename", "file", "target")
+_REPLACE_BLOCK = re.compile(r"^=======[ \t]*\n(.*?)^>>>>>>>[ \t]*REPLACE", re.M | re.S)
+"""The new text of a ``<<<<<<< SEARCH … ======= … >>>>>>> REPLACE`` block."""
 _TEXT_ARGS = ("content", "contents", "text", "data", "newText", "new_text", "new_string",
               "new_source", "body")
 
@@ -187,6 +189,9 @@ def planted_in_arguments(tool: str, arguments: Any, *, cwd: str,
     if path is None or (autorun(path) is None and run_later(path) is None):
         return None
     texts = [v for k in _TEXT_ARGS if isinstance(v := arguments.get(k), str)]
+    diff = arguments.get("diff")
+    if isinstance(diff, str):  # Cline's and Roo's SEARCH/REPLACE blocks: the replacements
+        texts += [m.group(1) for m in _REPLACE_BLOCK.finditer(diff)]
     edits = arguments.get("edits")
     if isinstance(edits, list):
         texts += [str(e.get(k)) for e in edits if isinstance(e, Mapping)
