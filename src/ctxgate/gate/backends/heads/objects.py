@@ -179,6 +179,8 @@ _OPPOSITES = (
     ("grant", "revoke"), ("open", "close"), ("resume", "pause"), ("resume", "suspend"),
     ("block", "unblock"), ("ban", "unban"), ("hide", "unhide"), ("star", "unstar"),
     ("connect", "disconnect"), ("install", "uninstall"), ("share", "unshare"),
+    ("create", "delete"), ("add", "remove"), ("insert", "delete"), ("submit", "cancel"),
+    ("submit", "delete"), ("book", "cancel"),
 )
 _OPPOSITE: dict[str, frozenset[str]] = {}
 for _a, _b in _OPPOSITES:
