@@ -214,6 +214,13 @@ def saved_files(seg) -> list[tuple[str, str]]:
     return saved
 
 
+_SECRET_VARIABLE = re.compile(
+    r"\$\{?[A-Za-z_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|API_?KEY|ACCESS_KEY|PRIVATE_KEY|"
+    r"CREDENTIALS?|AUTH)[A-Za-z0-9_]*\}?", re.I)
+"""A shell variable named like a credential (``$GITHUB_TOKEN``, ``${AWS_SECRET_ACCESS_KEY}``):
+a request that carries one in a header, a user option, its data or its URL sends it."""
+
+
 def _curl(a, seg) -> None:
     args = seg.args
     _computed_destination(a, seg, [x for x in args if re.match(r"^[a-z][a-z0-9+.-]*://", x,
@@ -221,6 +228,10 @@ def _curl(a, seg) -> None:
                                    re.match(r"^[\w$({`-]+(\.[\w$(){}`-]+)+(/|$)", x)])
     for p, how in saved_files(seg):
         a.path(how, p, "overwrite")
+    secret = next((m.group(0) for x in args if (m := _SECRET_VARIABLE.search(x))), None)
+    hosts = [x for x in args if re.match(r"^[a-z][a-z0-9+.-]*://", x, re.I)]
+    if secret is not None and not (hosts and all(LOCAL_HOST.match(h) for h in hosts)):
+        a.add(EXTERNAL, f"`{seg.program}` sends a credential ({secret}) to a server")
     if seg.program == "wget":
         if seg.has_option("--post-data", "--post-file", "--method", "--body-data"):
             a.add(EXTERNAL, "`wget` sends data to a server (POST/--method)")
@@ -1014,6 +1025,22 @@ def _machine_change(a, seg) -> None:
                             "on it")
 
 
+_RCLONE_SENDS = frozenset({"copy", "copyto", "sync", "move", "moveto", "bisync", "copyurl",
+                           "rcat", "mount"})
+def _rclone(a, seg) -> None:
+    """``rclone copy|sync|move SRC REMOTE:path`` sends files to a cloud remote (``sync`` and
+    ``move`` also delete there or here). Its deleting words are any CLI's (``purge``,
+    ``delete``: irreversible by the generic rule); its listing and checking words read."""
+    words = [x for x in seg.args if not x.startswith("-")]
+    if not words:
+        return
+    remote = [w for w in words[1:] if re.match(r"^[\w.-]+:", w) and not re.match(r"^[A-Za-z]:\\", w)]
+    if words[0] in _RCLONE_SENDS and remote:
+        a.add(EXTERNAL, f"`rclone {words[0]}` sends files to the remote {remote[-1][:40]}")
+    else:
+        _removing_subcommand(a, seg)
+
+
 def _crontab(a, seg) -> None:
     if seg.has_option("-l"):
         return
@@ -1160,6 +1187,7 @@ _RULES: dict[str, Callable] = {
                      "chattr", "visudo", "lvremove", "vgremove", "pvremove", "lvreduce",
                      "blkdiscard"), _dangerous),
     "crontab": _crontab,
+    "rclone": _rclone,
     **dict.fromkeys((*_MACHINE_CHANGES, "ifdown", "ifup"), _machine_change),
     "su": _su, "runuser": _su,
     "git": _git_rule,

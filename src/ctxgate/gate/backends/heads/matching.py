@@ -118,6 +118,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "msg": ("message",),
     "email": ("mail",),
     "mail": ("email",),
+    "pictures": ("photos", "photo", "images", "pics"),
+    "photos": ("pictures", "images"),
     "usd": ("dollar",),
     "eur": ("euro",),
     "gbp": ("pound",),
