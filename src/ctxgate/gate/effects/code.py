@@ -211,6 +211,35 @@ _LITERAL_ARG = re.compile(r"\s*[rbu]?(['\"])([^'\"\n]{1,400})\1\s*[,)]")
 _PATH_CALL = re.compile(r"Path\(\s*[rbu]?(['\"])([^'\"\n]{1,400})\1\s*\)\s*$")
 
 
+_HOME_JS = (r"(?:(?:require\(\s*['\"](?:node:)?os['\"]\s*\)|os)\.homedir\(\)|"
+            r"process\.env(?:\.HOME\b|\[\s*['\"]HOME['\"]\s*\]))")
+_HOME_RB = r"(?:Dir\.home(?:\(\))?|ENV\[\s*['\"]HOME['\"]\s*\])"
+_HOME_FOLDS = tuple((re.compile(rx), repl) for rx, repl in (
+    (r"(?:require\(\s*['\"](?:node:)?path['\"]\s*\)|path)\.(?:join|resolve)\(\s*" + _HOME_JS +
+     r"\s*,\s*(['\"])/?([^'\"\n]+)\1\s*\)", r'"~/\2"'),
+    (_HOME_JS + r"\s*\+\s*(['\"])/?([^'\"\n]+)\1", r'"~/\2"'),
+    (r"`\$\{\s*" + _HOME_JS + r"\s*\}/([^`\n]+)`", r'"~/\1"'),
+    (r"File\.join\(\s*" + _HOME_RB + r"\s*,\s*(['\"])/?([^'\"\n]+)\1\s*\)", r'"~/\2"'),
+    (r"File\.expand_path\(\s*(['\"])(~/[^'\"\n]+)\1\s*\)", r'"\2"'),
+    (r"\"#\{\s*" + _HOME_RB + r"\s*\}/([^\"\n]+)\"", r'"~/\1"'),
+    (r"\"\$ENV\{\s*['\"]?HOME['\"]?\s*\}/([^\"\n]+)\"", r'"~/\1"'),
+    (r"(?:getenv\(\s*['\"]HOME['\"]\s*\)|\$_SERVER\[\s*['\"]HOME['\"]\s*\])\s*\.\s*(['\"])/?"
+     r"([^'\"\n]+)\1", r'"~/\2"'),
+))
+"""Paths built on the home directory in Node, Ruby, Perl and PHP (``path.join(os.homedir(),
+".bashrc")``, ``File.join(Dir.home, ".bashrc")``, ``"$ENV{HOME}/.bashrc"``), rewritten as the
+literal ``"~/.bashrc"`` they always are, so the literal-path rules read them (Python's are
+folded on its syntax tree: :mod:`.pycalls`)."""
+
+
+def _fold_home(code: str) -> str:
+    if not _has_any(code, "homedir", "process.env", "Dir.home", "HOME"):
+        return code
+    for rx, repl in _HOME_FOLDS:
+        code = rx.sub(repl, code)
+    return code
+
+
 def _deleted_literal(code: str, m: re.Match[str]) -> str | None:
     """The literal path a delete call names (``shutil.rmtree('/srv/data')``,
     ``Path('db.sqlite').unlink()``), or ``None`` when it deletes a computed path."""
@@ -375,15 +404,30 @@ def _python(code: str, spawned: list[str]) -> tuple[list[Delete], list[Change]]:
     through imports and aliases (``from os import remove as r; r("f")``,
     ``__import__("os").remove``, ``open(file="f", mode="w")``); the literal commands of
     spawns are appended to ``spawned`` for the shell rules."""
-    from ctxgate.gate.effects.pycalls import COPIES, DELETES, MOVES, SPAWNS, python_calls
+    from ctxgate.gate.effects.pycalls import (
+        COPIES,
+        DELETES,
+        MOVES,
+        SPAWNS,
+        PyCall,
+        python_calls,
+    )
 
     deletes: list[Delete] = []
     changes: list[Change] = []
     calls = python_calls(code) or []
     read = {c.args[0] for c in calls if c.name == "open" and c.args and c.args[0] and
             not (c.mode and any(x in c.mode for x in "wax+"))}
+    here: str | None = None  # where an os.chdir with a literal path moved the code
     for c in calls:
         first = c.args[0] if c.args else None
+        if c.name == "os.chdir":
+            here = None if first is None else first if first.startswith(("/", "~")) else \
+                f"{here.rstrip('/')}/{first}" if here else first
+            continue
+        if here is not None and first is not None and not first.startswith(("/", "~")):
+            first = f"{here.rstrip('/')}/{first}"  # a relative path after os.chdir
+            c = PyCall(name=c.name, args=(first, *c.args[1:]), mode=c.mode, line=c.line)
         if c.name == "os.truncate":
             if first is not None:
                 changes.append((c.name, first, "overwrite"))
@@ -518,6 +562,7 @@ def code_effect(code: str, *, where: str = "the code", cwd: str,
     from ctxgate.gate.effects.sql import sql_effect
 
     findings: list[tuple[EffectClass, str]] = []
+    code = _fold_home(code)
     deletes: list[Delete] = [(_deleted_literal(code, m), m.group(0).strip())
                              for m in _DELETE.finditer(code)]
     deletes += [(None, m.group(0).strip()) for m in _finditer(

@@ -24,7 +24,7 @@ COPIES = frozenset({"shutil.copy", "shutil.copy2", "shutil.copyfile", "shutil.co
 SPAWNS = frozenset({"os.system", "os.popen", "subprocess.run", "subprocess.call",
                     "subprocess.check_call", "subprocess.check_output", "subprocess.Popen",
                     "subprocess.getoutput", "subprocess.getstatusoutput", "pty.spawn"})
-_KNOWN = DELETES | MOVES | COPIES | SPAWNS | frozenset({"os.open", "os.execv", "os.execvp",
+_KNOWN = DELETES | MOVES | COPIES | SPAWNS | frozenset({"os.open", "os.chdir", "os.execv", "os.execvp",
                                                        "os.execl", "os.execlp", "os.spawnlp"})
 _MAX_CHARS = 1 << 20
 """Code longer than this (characters) is not parsed (the patterns still judge it)."""
@@ -70,11 +70,38 @@ class _Resolver:
         if isinstance(node, ast.JoinedStr):
             parts = [v.value if isinstance(v, ast.Constant) else None for v in node.values]
             return "".join(parts) if all(isinstance(p, str) for p in parts) else None  # type: ignore[arg-type]
-        if isinstance(node, ast.Call) and node.args:
+        if isinstance(node, ast.Subscript) and self.qualified(node.value) == "os.environ" \
+                and self.literal(node.slice) == "HOME":
+            return "~"  # os.environ["HOME"]
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+            parts = [self.literal(e) for e in node.elts]  # an argv, its paths folded
+            if all(p is not None for p in parts):
+                import shlex
+
+                return shlex.join(parts)  # type: ignore[arg-type]
+            return None
+        if isinstance(node, ast.Call):
             name = self.qualified(node.func) or ""
-            if name.endswith("expanduser") or name.endswith("abspath"):
-                return self.literal(node.args[0])
-            if name.endswith("path.join"):
+            first = self.literal(node.args[0]) if node.args else None
+            if name.endswith("Path.home") and not node.args:
+                return "~"
+            if name in ("os.getenv", "os.environ.get") and first == "HOME":
+                return "~"
+            if name in _PATH_TYPES:  # Path("a", "b")
+                parts = [self.literal(a) for a in node.args]
+                return "/".join(p.rstrip("/") for p in parts) if parts and all(  # type: ignore[union-attr]
+                    p is not None for p in parts) else None
+            if isinstance(node.func, ast.Attribute) and not name:  # a method of a path
+                base = self.literal(node.func.value)
+                if base is not None and node.func.attr == "joinpath" and node.args:
+                    parts = [self.literal(a) for a in node.args]
+                    return "/".join([base.rstrip("/"), *parts]) if all(  # type: ignore[list-item]
+                        p is not None for p in parts) else None
+                if base is not None and node.func.attr in _SAME_PATH and not node.args:
+                    return base  # Path("~/x").expanduser(), .resolve(), .absolute()
+            if node.args and (name.endswith("expanduser") or name.endswith("abspath")):
+                return first
+            if node.args and name.endswith("path.join"):
                 parts = [self.literal(a) for a in node.args]
                 return "/".join(p.rstrip("/") for p in parts) if all(  # type: ignore[union-attr]
                     p is not None for p in parts) else None
@@ -133,6 +160,15 @@ class _Resolver:
 
     def call(self, node: ast.Call) -> PyCall | None:
         name = self.qualified(node.func)
+        if name is None and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _PATH_WRITES:  # Path.home().joinpath(".bashrc").write_text(…)
+            target = self.literal(node.func.value)
+            if target is None:
+                return None
+            line = getattr(node, "lineno", 0)
+            if node.func.attr in ("unlink", "rmdir"):
+                return PyCall(name=f"os.{node.func.attr}", args=(target,), line=line)
+            return PyCall(name="open", args=(target,), mode="w", line=line)
         if name is None:
             return None
         args = tuple(self.literal(a) for a in node.args)
@@ -150,6 +186,13 @@ class _Resolver:
                 "r+" if "WRONLY" in flags or "RDWR" in flags else None
             name, args = "open", args[:1]
         return PyCall(name=name, args=args, mode=mode, line=getattr(node, "lineno", 0))
+
+
+_PATH_TYPES = frozenset({"pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath",
+                         "pathlib.PurePosixPath"})
+_SAME_PATH = frozenset({"expanduser", "resolve", "absolute"})
+_PATH_WRITES = frozenset({"write_text", "write_bytes", "unlink", "rmdir"})
+"""Methods of a path object that write or remove the file it names."""
 
 
 def _literal(node: ast.AST) -> str | None:
