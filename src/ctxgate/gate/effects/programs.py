@@ -1481,15 +1481,53 @@ def exposes_or_logs_out(a, seg) -> None:
                             "it again")
 
 
+_HTTPIE = frozenset({"http", "https", "xh", "xhs"})
+_HTTPIE_ITEM = re.compile(r"^(?:@|[\w.\[\]-]+(?:=(?!=)|:=|@))")
+"""An HTTPie/xh request item that sends data (``k=v``, ``k:=json``, ``@file``, ``k@file``;
+``k==v`` is a query parameter, ``Header:v`` a header)."""
+_TO_BUCKET = re.compile(r"^(?:gs|s3|az|r2|b2)://", re.I)
+
+
+def sends_elsewhere(a, seg) -> None:
+    """Sends that no other rule sees: ``openssl s_client -connect HOST:PORT`` (its input goes
+    there), ``gpg --send-keys`` (a keyserver), HTTPie/xh with a writing method or data items
+    (``http POST URL < .env``, ``xh post URL @.env``), ``gsutil``/``gcloud storage``/``azcopy``
+    copies to a bucket."""
+    prog, args = seg.program, seg.args
+    if prog == "openssl" and args[:1] == ("s_client",):
+        hosts = _option_value(args, (), ("-connect",)) or [x for x in args if ":" in x]
+        host = hosts[0].rsplit(":", 1)[0] if hosts else ""
+        if host and not LOCAL_HOST.match(f"https://{host}/"):
+            a.add(EXTERNAL, f"`openssl s_client` connects to {host}: what it reads goes there")
+    elif prog in ("gpg", "gpg2") and seg.has_option("--send-keys", "--send-key"):
+        a.add(EXTERNAL, f"`{prog} --send-keys` publishes keys to a keyserver")
+    elif prog in _HTTPIE:
+        words = [x for x in args if not x.startswith("-")]
+        method = words[0].upper() if words and not re.match(r"^\w+://|^:?\d|^[\w.-]+\.", words[0]) \
+            else "GET"
+        items = [x for x in words[1:] if _HTTPIE_ITEM.match(x) and "://" not in x]
+        fed = any(r.target and r.operator.startswith("<") for r in seg.redirections)
+        if method in ("POST", "PUT", "PATCH", "DELETE") or items or fed:
+            sent = method if method != "GET" else "POST"  # data makes HTTPie POST
+            a.add(EXTERNAL, f"`{prog}` sends a {sent} request with data to a server")
+    elif prog in ("gsutil", "gcloud", "azcopy"):
+        words = [x for x in args if not x.startswith("-")]
+        if any(w in ("cp", "mv", "rsync", "copy", "sync") for w in words[:3]) and words and \
+                (_TO_BUCKET.match(words[-1]) or (prog == "azcopy" and "://" in words[-1])):
+            a.add(EXTERNAL, f"`{prog} … {words[-1][:40]}` copies files to a bucket")
+
+
 def whole_command_rules(a, seg) -> None:
     """The rules that read a command whole, wherever its program is reached from (``python
     -m``, ``npx``, ``bundle exec``, a local script): :func:`schema_drop`, :func:`gate_control`,
-    :func:`package_source_change`, :func:`prints_credential`, :func:`exposes_or_logs_out`."""
+    :func:`package_source_change`, :func:`prints_credential`, :func:`exposes_or_logs_out`,
+    :func:`sends_elsewhere`."""
     schema_drop(a, seg)
     gate_control(a, seg)
     package_source_change(a, seg)
     prints_credential(a, seg)
     exposes_or_logs_out(a, seg)
+    sends_elsewhere(a, seg)
 
 
 def remote_source(a, seg) -> None:
