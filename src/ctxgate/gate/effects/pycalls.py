@@ -12,6 +12,7 @@ nothing here, and the patterns alone judge it.
 from __future__ import annotations
 
 import ast
+import shlex
 from dataclasses import dataclass
 
 __all__ = ["PyCall", "python_calls"]
@@ -60,11 +61,7 @@ class _Resolver:
             return self.constants.get(node.id)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
             left, right = self.literal(node.left), self.literal(node.right)
-            if isinstance(node.op, ast.Div) and right is not None and isinstance(
-                    node.left, ast.Call) and self.qualified(node.left.func) in (
-                    "pathlib.Path.home", "Path.home"):
-                return "~/" + right
-            if left is None or right is None:
+            if left is None or right is None:  # (Path.home() is "~": Path.home() / "x")
                 return None
             return left + right if isinstance(node.op, ast.Add) else f"{left}/{right}"
         if isinstance(node, ast.JoinedStr):
@@ -76,8 +73,6 @@ class _Resolver:
         if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
             parts = [self.literal(e) for e in node.elts]  # an argv, its paths folded
             if all(p is not None for p in parts):
-                import shlex
-
                 return shlex.join(parts)  # type: ignore[arg-type]
             return None
         if isinstance(node, ast.Call):
@@ -196,13 +191,9 @@ _PATH_WRITES = frozenset({"write_text", "write_bytes", "unlink", "rmdir"})
 
 
 def _literal(node: ast.AST) -> str | None:
+    """A string constant (lists of parts are joined by :meth:`_Resolver.literal`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-        import shlex
-
-        return shlex.join(e.value for e in node.elts)  # type: ignore[misc]
     return None
 
 
