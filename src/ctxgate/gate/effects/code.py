@@ -198,6 +198,9 @@ _SHELL_LINE = re.compile(r"^\s*(?:[\w.]+\s*=\s*)?(?:!!?|%(?:system|sx)\s+|"
 """A notebook's or IPython's shell lines: ``!cmd``, ``!!cmd``, ``x = !cmd``, ``%system cmd``,
 ``files = %sx cmd``, and the shell aliases IPython defines (``%rm -rf d``, ``%mv a b``)."""
 _SHELL_CELL = re.compile(r"^\s*%%(?:bash|sh|script\s+\w+)\s*\n(.*)", re.S)
+_IPYTHON_LINE = re.compile(r"^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?[!%].*$", re.M)
+"""A line of IPython syntax (``!cmd``, ``x = !cmd``, ``%magic``): blanked, line numbers kept,
+so the rest of a notebook cell parses as Python."""
 _STRING = re.compile(r"(['\"])((?:\\.|(?!\1).){6,}?)\1", re.S)
 
 
@@ -404,18 +407,16 @@ def _python(code: str, spawned: list[str]) -> tuple[list[Delete], list[Change]]:
     through imports and aliases (``from os import remove as r; r("f")``,
     ``__import__("os").remove``, ``open(file="f", mode="w")``); the literal commands of
     spawns are appended to ``spawned`` for the shell rules."""
-    from ctxgate.gate.effects.pycalls import (
-        COPIES,
-        DELETES,
-        MOVES,
-        SPAWNS,
-        PyCall,
-        python_calls,
-    )
+    from dataclasses import replace
+
+    from ctxgate.gate.effects.pycalls import COPIES, DELETES, MOVES, SPAWNS, python_calls
 
     deletes: list[Delete] = []
     changes: list[Change] = []
-    calls = python_calls(code) or []
+    calls = python_calls(code)
+    if calls is None and _IPYTHON_LINE.search(code):  # a notebook cell: its Python, parsed
+        calls = python_calls(_IPYTHON_LINE.sub("", code))
+    calls = calls or []
     read = {c.args[0] for c in calls if c.name == "open" and c.args and c.args[0] and
             not (c.mode and any(x in c.mode for x in "wax+"))}
     here: str | None = None  # where an os.chdir with a literal path moved the code
@@ -427,7 +428,7 @@ def _python(code: str, spawned: list[str]) -> tuple[list[Delete], list[Change]]:
             continue
         if here is not None and first is not None and not first.startswith(("/", "~")):
             first = f"{here.rstrip('/')}/{first}"  # a relative path after os.chdir
-            c = PyCall(name=c.name, args=(first, *c.args[1:]), mode=c.mode, line=c.line)
+            c = replace(c, args=(first, *c.args[1:]))
         if c.name == "os.truncate":
             if first is not None:
                 changes.append((c.name, first, "overwrite"))

@@ -31,7 +31,8 @@ later without asking anyone, and what they do then is the real effect of the wri
 
 Files that run only when someone runs them (a Python or shell source file, a Makefile's
 recipes, any package.json script, a notebook's cells: :func:`run_later`) are scanned for one
-thing only, code fetched from elsewhere and run (``curl … | sh``, ``exec(urlopen(…).read())``):
+thing only, code fetched from elsewhere or decoded from a literal and run (``curl … | sh``,
+``exec(base64.b64decode(…))``):
 the next ``pytest``, ``make test`` or ``npm test`` would run it looking like ordinary work.
 Their other effects are judged when they run (an application deletes and sends as a matter
 of course; a run of a script is scanned when it is run: :mod:`.shell`).
@@ -105,8 +106,8 @@ def run_later(path: str) -> tuple[str, str] | None:
     """``(who runs it, language)`` for a file that runs only when someone runs it: a Python or
     shell source file, a Makefile's recipes, every script of a package.json. Code planted
     there is not run by writing it, but the next ``pytest``, ``make test`` or ``npm test``
-    runs it looking like ordinary work, so code fetched from elsewhere and run (``curl … |
-    sh``, ``exec(urlopen(…).read())``) is judged when it is written; other effects are left
+    runs it looking like ordinary work, so code fetched from elsewhere or decoded and run
+    (``curl … | sh``, ``exec(base64.b64decode(…))``) is judged when it is written; other effects are left
     to the run (an application deletes and sends as a matter of course)."""
     norm = os.path.normpath(path.replace("\\", "/"))
     base = os.path.basename(norm)
@@ -228,15 +229,11 @@ def _scan(content: str, language: str, *, cwd: str, where: str,
         content = entries
         if not content:
             return None
-    if language == "notebook":
-        worst: Effect | None = None
-        for shell, source in _notebook_cells(content):
-            e = (shell_effect(source, cwd=cwd) if shell
-                 else code_effect(source, where=where, cwd=cwd))
-            if e is not None and e.effect.destructive and (
-                    worst is None or SEVERITY.index(e.effect) > SEVERITY.index(worst.effect)):
-                worst = _prefixed(e, where) if shell else e
-        return worst
+    if language == "notebook":  # the code scan reads `!cmd` lines and `%%bash` cells too
+        found = [e for e in (code_effect(source, where=where, cwd=cwd)
+                             for source in _notebook_sources(content))
+                 if e is not None and e.effect.destructive]
+        return max(found, key=lambda e: SEVERITY.index(e.effect), default=None)
     if language == "make":  # recipe lines: a tab, then a command (@ and - prefixes dropped)
         content = "\n".join(line[1:].lstrip("@-+ ") for line in content.splitlines()
                             if line.startswith("\t"))
@@ -341,10 +338,7 @@ def _npm_scripts(content: str, *, every: bool = False) -> list[tuple[str, str]]:
         return []
     out = []
     for m in (_ANY_SCRIPT if every else _NPM_SCRIPT).finditer(content):
-        try:
-            out.append((m.group(1), json.loads(f'"{m.group(2)}"')))
-        except ValueError:
-            out.append((m.group(1), m.group(2)))
+        out.append((m.group(1), _unquoted(m.group(2))))
     return out
 
 
@@ -353,13 +347,16 @@ _COMMAND_VALUE = re.compile(r'"command"\s*:\s*"((?:\\.|[^"\\])*)"')
 
 def _commands_in_text(content: str) -> list[str]:
     """Every ``"command": "…"`` string of a JSON text or of a fragment an edit writes."""
-    out = []
-    for m in _COMMAND_VALUE.finditer(content):
-        try:
-            out.append(json.loads(f'"{m.group(1)}"'))
-        except ValueError:
-            out.append(m.group(1))
-    return out
+    return [_unquoted(m.group(1)) for m in _COMMAND_VALUE.finditer(content)]
+
+
+def _unquoted(body: str) -> str:
+    """The text of a JSON string literal's body (escapes decoded), or the body as written
+    when it does not decode (a fragment cut mid-escape)."""
+    try:
+        return json.loads(f'"{body}"')
+    except ValueError:
+        return body
 
 
 def _hook_commands(content: str) -> list[tuple[str, str]]:
@@ -416,15 +413,9 @@ def _lifecycle_commands(content: str) -> list[tuple[str, str]]:
     except ValueError:
         if not any(f'"{key}"' in content for key in _LIFECYCLE):
             return []
-        out = []  # every string value of the fragment (an array's or an object's too)
-        for m in _STRING.finditer(content):
-            if _KEY_AFTER.match(content, m.end()):
-                continue  # a key, not a value
-            try:
-                out.append(("lifecycle command", json.loads(m.group(0))))
-            except ValueError:
-                out.append(("lifecycle command", m.group(0)[1:-1]))
-        return out
+        # every string value of the fragment (an array's or an object's too), not its keys
+        return [("lifecycle command", _unquoted(m.group(0)[1:-1]))
+                for m in _STRING.finditer(content) if not _KEY_AFTER.match(content, m.end())]
     if not isinstance(data, dict):
         return []
     out = []
@@ -439,38 +430,20 @@ def _lifecycle_commands(content: str) -> list[tuple[str, str]]:
     return out
 
 
-_CELL_SHELL = re.compile(r"\A\s*%%(?:bash|sh|script\s+(?:ba)?sh)\b[^\n]*\n")
-
-
-def _notebook_cells(content: str) -> list[tuple[bool, str]]:
-    """``(is shell, source)`` of a notebook's code: every code cell of an ``.ipynb`` JSON
-    text, or the text itself as one cell (an edit's new source); in a Python cell, each
-    ``!command`` line is shell and the rest Python; a ``%%bash`` cell is shell whole."""
-    cells: list[str] = []
+def _notebook_sources(content: str) -> list[str]:
+    """The source of every code cell of an ``.ipynb`` JSON text, or the text itself as one
+    cell (an edit's new source)."""
     try:
         data = json.loads(content)
     except ValueError:
         data = None
-    if isinstance(data, dict) and isinstance(data.get("cells"), list):
-        for cell in data["cells"]:
-            if isinstance(cell, dict) and cell.get("cell_type", "code") == "code":
-                src = cell.get("source", "")
-                cells.append("".join(src) if isinstance(src, list) else str(src))
-    else:
-        cells.append(content)
-    out: list[tuple[bool, str]] = []
-    for source in cells:
-        m = _CELL_SHELL.match(source)
-        if m:
-            out.append((True, source[m.end():]))
-            continue
-        bang = [line.strip()[1:] for line in source.splitlines() if line.strip().startswith("!")]
-        if bang:
-            out.append((True, "\n".join(bang)))
-        code = "\n".join(line for line in source.splitlines()
-                         if not line.strip().startswith(("!", "%")))
-        if code.strip():
-            out.append((False, code))
+    if not (isinstance(data, dict) and isinstance(data.get("cells"), list)):
+        return [content]
+    out = []
+    for cell in data["cells"]:
+        if isinstance(cell, dict) and cell.get("cell_type", "code") == "code":
+            src = cell.get("source", "")
+            out.append("".join(src) if isinstance(src, list) else str(src))
     return out
 
 
