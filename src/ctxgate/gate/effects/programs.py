@@ -223,13 +223,12 @@ a request that carries one in a header, a user option, its data or its URL sends
 
 def _curl(a, seg) -> None:
     args = seg.args
-    _computed_destination(a, seg, [x for x in args if re.match(r"^[a-z][a-z0-9+.-]*://", x,
-                                                               re.I) or
+    hosts = [x for x in args if re.match(r"^[a-z][a-z0-9+.-]*://", x, re.I)]
+    _computed_destination(a, seg, [x for x in args if x in hosts or
                                    re.match(r"^[\w$({`-]+(\.[\w$(){}`-]+)+(/|$)", x)])
     for p, how in saved_files(seg):
         a.path(how, p, "overwrite")
     secret = next((m.group(0) for x in args if (m := _SECRET_VARIABLE.search(x))), None)
-    hosts = [x for x in args if re.match(r"^[a-z][a-z0-9+.-]*://", x, re.I)]
     if secret is not None and not (hosts and all(LOCAL_HOST.match(h) for h in hosts)):
         a.add(EXTERNAL, f"`{seg.program}` sends a credential ({secret}) to a server")
     if seg.program == "wget":

@@ -334,7 +334,7 @@ def analyse(command: str, *, cwd: str, depth: int = 0) -> Analysis:
             _follow_cd(a, seg)
             for r in seg.redirections:
                 _redirection(a, r)
-        chdir = _env_chdir(seg, a.cwd)
+        chdir = _env_chdir(seg, a.cwd) if moves else None
         if chdir is not None:  # `env -C DIR CMD`: CMD (not its redirections) runs in DIR
             back, a.cwd = a.cwd, chdir
         # `export LD_PRELOAD=…` (declare -x, typeset -x) loads it into every later command
